@@ -1,0 +1,244 @@
+//! The subcommands: each turns resolved settings into output.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use promptinclude::config::Config;
+use promptinclude::discover::gitwildmatch::IgnoreSpec;
+use promptinclude::render::{render, to_json_line};
+use promptinclude::{RootScan, Scanner};
+use serde::Serialize;
+
+use super::args::{CheckIgnoreArgs, RenderArgs, ScanArgs};
+use super::atomic::write_atomic;
+use super::exit::ExitStatus;
+use super::settings::{
+    collect_roots, init_threads, read_stdin_paths, read_text_file, resolve_config,
+};
+
+/// Warns on stderr about a root that is not a directory; returns the status it implies.
+fn check_root(scan: &RootScan, given: &Path) -> ExitStatus {
+    if scan.is_dir {
+        ExitStatus::Success
+    } else {
+        eprintln!(
+            "promptinclude: warning: {}: not a directory (empty result)",
+            given.display()
+        );
+        ExitStatus::Problems
+    }
+}
+
+/// A one-line progress counter on stderr, shown only on a terminal and only
+/// for batches that take a while.
+struct Progress {
+    total: usize,
+    enabled: bool,
+    started: Instant,
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        let now = Instant::now();
+        Progress {
+            total,
+            enabled: total > 1 && std::io::stderr().is_terminal(),
+            started: now,
+            last: now,
+            shown: false,
+        }
+    }
+
+    fn tick(&mut self, done: usize) {
+        if !self.enabled || self.started.elapsed() < Duration::from_millis(300) {
+            return;
+        }
+        if self.last.elapsed() >= Duration::from_millis(100) || done == self.total {
+            self.last = Instant::now();
+            self.shown = true;
+            eprint!("\rpromptinclude: {done}/{} roots", self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// `promptinclude scan`.
+pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
+    let config = resolve_config(&args.config)?;
+    let scanner = Scanner::new(config)?;
+    let roots = collect_roots(&args.roots)?;
+    init_threads(&args.roots)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut status = ExitStatus::Success;
+    let mut progress = Progress::new(roots.len());
+    let mut write_result = Ok(());
+    scanner.scan_batch(&roots, |i, scan| {
+        if write_result.is_err() {
+            return;
+        }
+        status = status.merge(check_root(&scan, &roots[i]));
+        let line = to_json_line(scan.result());
+        write_result = writeln!(out, "{line}");
+        progress.tick(i + 1);
+    });
+    progress.finish();
+    write_result?;
+    out.flush()?;
+    Ok(status)
+}
+
+/// One entry of `render --out-dir`'s index.json.
+#[derive(Serialize)]
+struct IndexEntry {
+    root: String,
+    abs_root: String,
+    section: String,
+}
+
+/// `promptinclude render`.
+pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
+    let config = resolve_config(&args.config)?;
+    let scanner = Scanner::new(config)?;
+    let roots = collect_roots(&args.roots)?;
+    init_threads(&args.roots)?;
+    let name_pattern = scanner.config().name_pattern.clone();
+    let Some(out_dir) = &args.out_dir else {
+        if roots.len() != 1 {
+            anyhow::bail!(
+                "render prints one root's section; give one ROOT, or --out-dir DIR for several"
+            );
+        }
+        let scan = scanner.scan_detailed(&roots[0]);
+        let status = check_root(&scan, &roots[0]);
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        out.write_all(render(scan.result(), &name_pattern).as_bytes())?;
+        out.flush()?;
+        return Ok(status);
+    };
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let mut status = ExitStatus::Success;
+    let mut index = Vec::with_capacity(roots.len());
+    let mut progress = Progress::new(roots.len());
+    let mut failure = Ok(());
+    scanner.scan_batch(&roots, |i, scan| {
+        if failure.is_err() {
+            return;
+        }
+        status = status.merge(check_root(&scan, &roots[i]));
+        let file = section_file_name(i, &scan.abs_root);
+        failure = write_atomic(
+            &out_dir.join(&file),
+            render(scan.result(), &name_pattern).as_bytes(),
+        );
+        index.push(IndexEntry {
+            root: roots[i].to_string_lossy().into_owned(),
+            abs_root: scan.abs_root.to_string_lossy().into_owned(),
+            section: file,
+        });
+        progress.tick(i + 1);
+    });
+    progress.finish();
+    failure?;
+    let index = serde_json::to_vec_pretty(&serde_json::json!({ "roots": index }))?;
+    write_atomic(&out_dir.join("index.json"), &index)?;
+    Ok(status)
+}
+
+/// `NNNN-<last component>.md`, with anything but `[A-Za-z0-9._-]` replaced by `_`.
+fn section_file_name(index: usize, abs_root: &Path) -> String {
+    let base = abs_root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".to_string());
+    let base: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{index:04}-{base}.md")
+}
+
+/// One `check-ignore --json` record.
+#[derive(Serialize)]
+struct CheckRecord<'a> {
+    path: &'a str,
+    ignored: bool,
+    pattern: Option<&'a str>,
+    line: Option<usize>,
+}
+
+/// `promptinclude check-ignore`.
+pub fn check_ignore(args: &CheckIgnoreArgs) -> Result<ExitStatus> {
+    let (text, source) = match (&args.gitignore_file, &args.config) {
+        (Some(file), _) => (
+            read_text_file(file, "gitignore file")?,
+            file.display().to_string(),
+        ),
+        (None, Some(file)) => {
+            let config =
+                Config::load_file(file, &Config::default()).map_err(promptinclude::Error::from)?;
+            (config.gitignore, file.display().to_string())
+        }
+        (None, None) => (Config::default().gitignore, "<default>".to_string()),
+    };
+    let spec = IgnoreSpec::from_gitignore_text(&text)
+        .map_err(|e| anyhow::anyhow!("{source}: {}", promptinclude::Error::from(e)))?;
+    let mut paths: Vec<String> = args.paths.clone();
+    if args.stdin {
+        paths.extend(read_stdin_paths(args.nul)?);
+    }
+    if paths.is_empty() {
+        anyhow::bail!("no paths given (pass PATH arguments or --stdin)");
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let end = if args.nul { '\0' } else { '\n' };
+    let mut any_ignored = false;
+    for path in &paths {
+        let (rel, is_dir) = match path.strip_suffix('/') {
+            Some(rel) if !rel.is_empty() => (rel, true),
+            _ => (path.as_str(), false),
+        };
+        let (ignored, pattern) = match &spec {
+            Some(spec) => spec.explain(rel, is_dir),
+            None => (false, None),
+        };
+        any_ignored |= ignored;
+        if args.json {
+            let record = CheckRecord {
+                path,
+                ignored,
+                pattern: pattern.map(|p| p.text.as_str()),
+                line: pattern.map(|p| p.line_number),
+            };
+            write!(out, "{}{end}", serde_json::to_string(&record)?)?;
+        } else if let Some(p) = pattern {
+            write!(out, "{source}:{}:{}\t{path}{end}", p.line_number, p.text)?;
+        } else if args.non_matching {
+            write!(out, "::\t{path}{end}")?;
+        }
+    }
+    out.flush()?;
+    Ok(if any_ignored {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Problems
+    })
+}

@@ -1,0 +1,8 @@
+//! The command-line front end (binary only): arguments, configuration
+//! resolution, the subcommands, and exit codes.
+
+pub mod args;
+pub mod atomic;
+pub mod commands;
+pub mod exit;
+pub mod settings;

@@ -1,0 +1,118 @@
+//! Turning arguments into a resolved [`Config`], root list and thread pool.
+
+use std::io::{BufRead, Read};
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use promptinclude::config::Config;
+
+use super::args::{ConfigArgs, RootArgs};
+
+/// Builds the configuration: defaults, then `--config`, then the flags.
+pub fn resolve_config(args: &ConfigArgs) -> Result<Config> {
+    let mut config = Config::default();
+    if let Some(path) = &args.config {
+        let text = std::fs::read(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let text = String::from_utf8(text)
+            .map_err(|e| anyhow::anyhow!("{}: not valid UTF-8 ({e})", path.display()))?;
+        let format = promptinclude::config::Format::from_path(path);
+        let (loaded, unknown) =
+            Config::from_text_with_unknown(&text, format, &config).map_err(|mut e| {
+                e.file = Some(path.clone());
+                promptinclude::Error::from(e)
+            })?;
+        for key in unknown {
+            eprintln!(
+                "promptinclude: warning: {}: unknown key `{key}` ignored (known: {})",
+                path.display(),
+                promptinclude::config::KEYS.join(", ")
+            );
+        }
+        config = loaded;
+    }
+    if let Some(p) = &args.name_pattern {
+        config.name_pattern = p.clone();
+    }
+    if let Some(n) = args.max_depth {
+        config.max_depth = n.into();
+    }
+    if let Some(n) = args.max_file_tokens {
+        config.max_file_tokens = n.into();
+    }
+    if let Some(n) = args.max_file_count {
+        config.max_file_count = n.into();
+    }
+    if let Some(n) = args.max_total_tokens {
+        config.max_total_tokens = n.into();
+    }
+    if let Some(path) = &args.gitignore_file {
+        config.gitignore = read_text_file(path, "gitignore file")?;
+    }
+    Ok(config)
+}
+
+/// Reads a UTF-8 text file, naming it in the error.
+pub fn read_text_file(path: &Path, what: &str) -> Result<String> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read {what} {}", path.display()))?;
+    String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("{what} {}: not valid UTF-8 ({e})", path.display()))
+}
+
+/// The roots to scan: positional ones, then those from `--roots-from`; `.` if none at all.
+pub fn collect_roots(args: &RootArgs) -> Result<Vec<PathBuf>> {
+    let mut roots = args.roots.clone();
+    if let Some(from) = &args.roots_from {
+        let mut data = Vec::new();
+        if from.as_os_str() == "-" {
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut data)
+                .context("cannot read roots from standard input")?;
+        } else {
+            data = std::fs::read(from)
+                .with_context(|| format!("cannot read roots from {}", from.display()))?;
+        }
+        for line in data.as_slice().split(|&b| b == b'\n') {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if !line.is_empty() {
+                roots.push(PathBuf::from(std::ffi::OsString::from_vec(line.to_vec())));
+            }
+        }
+    } else if roots.is_empty() {
+        roots.push(PathBuf::from("."));
+    }
+    Ok(roots)
+}
+
+/// Sizes the global rayon pool.
+pub fn init_threads(args: &RootArgs) -> Result<()> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = args.threads {
+        builder = builder.num_threads(n.get());
+    }
+    if let Err(e) = builder.build_global() {
+        bail!("cannot start worker threads: {e}");
+    }
+    Ok(())
+}
+
+/// Reads paths for `check-ignore --stdin`, newline- or NUL-separated.
+pub fn read_stdin_paths(nul: bool) -> Result<Vec<String>> {
+    let sep = if nul { b'\0' } else { b'\n' };
+    let mut out = Vec::new();
+    for item in std::io::stdin().lock().split(sep) {
+        let item = item.context("cannot read paths from standard input")?;
+        let item = if nul {
+            &item[..]
+        } else {
+            item.strip_suffix(b"\r").unwrap_or(&item)
+        };
+        if !item.is_empty() {
+            out.push(String::from_utf8_lossy(item).into_owned());
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,99 @@
+//! Discovery: which files of a root are rule-file candidates, in the
+//! reference's order.
+//!
+//! [`Matchers`] holds the compiled `name_pattern` ([`fnmatch`]) and
+//! `gitignore` ([`gitwildmatch`]); [`walk`] visits the tree in parallel and
+//! [`Candidate`]s come back sorted by their full path string in code points,
+//! as Python's `sorted()` orders them.
+
+pub mod fnmatch;
+pub mod gitwildmatch;
+pub mod path;
+pub mod walk;
+
+use std::cmp::Ordering;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::config::Config;
+use crate::error::Error;
+use fnmatch::NamePattern;
+use gitwildmatch::IgnoreSpec;
+
+/// The compiled filters of a configuration.
+#[derive(Debug)]
+pub struct Matchers {
+    /// The `name_pattern` a file name must match.
+    pub name: NamePattern,
+    /// The `gitignore` spec; `None` when the text has no pattern lines (no filtering).
+    pub ignore: Option<IgnoreSpec>,
+    /// Directories at this depth or deeper contribute nothing.
+    pub max_depth: i64,
+}
+
+impl Matchers {
+    /// Compiles the filters of `config`. Fails exactly where the reference
+    /// raises (a bad gitignore line), before anything is walked.
+    pub fn new(config: &Config) -> Result<Matchers, Error> {
+        let ignore = IgnoreSpec::from_gitignore_text(&config.gitignore)?;
+        let name = NamePattern::new(&config.name_pattern)
+            .map_err(|e| Error::NamePattern(e.to_string()))?;
+        Ok(Matchers {
+            name,
+            ignore,
+            max_depth: config.max_depth,
+        })
+    }
+}
+
+/// A discovered rule-file candidate: its full path (root made absolute
+/// lexically, joined with the names below it), as raw bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    path: Vec<u8>,
+}
+
+impl Candidate {
+    /// Wraps a full path.
+    pub fn new(path: Vec<u8>) -> Candidate {
+        Candidate { path }
+    }
+
+    /// The full path as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.path
+    }
+
+    /// The full path as a filesystem path.
+    pub fn as_path(&self) -> &Path {
+        Path::new(OsStr::from_bytes(&self.path))
+    }
+
+    /// The path as the reference prints it. Names that are not UTF-8 are shown
+    /// with U+FFFD (the reference itself cannot print them).
+    pub fn display(&self) -> String {
+        String::from_utf8_lossy(&self.path).into_owned()
+    }
+
+    /// The path as the tokenizer sees it: each undecodable byte is one U+FFFD,
+    /// as tiktoken sees Python's surrogate-escaped `str`.
+    pub fn token_text(&self) -> std::borrow::Cow<'_, str> {
+        path::surrogate_replaced(&self.path)
+    }
+}
+
+/// Orders full paths as Python orders their `str`s: by code point, where an
+/// undecodable byte `b` is the lone surrogate U+DC00+`b`.
+pub fn python_path_order(a: &[u8], b: &[u8]) -> Ordering {
+    if let (Ok(_), Ok(_)) = (std::str::from_utf8(a), std::str::from_utf8(b)) {
+        // UTF-8 byte order is code point order.
+        return a.cmp(b);
+    }
+    path::code_points(a).cmp(path::code_points(b))
+}
+
+/// Sorts candidates into the reference's order.
+pub fn sort_candidates(candidates: &mut [Candidate]) {
+    candidates.sort_unstable_by(|a, b| python_path_order(&a.path, &b.path));
+}

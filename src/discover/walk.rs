@@ -1,0 +1,146 @@
+//! The parallel directory walk.
+//!
+//! Each directory is one work item on the shared rayon pool, so many roots
+//! and wide trees keep every thread busy. A directory costs one `openat`,
+//! the `getdents64` calls and one `close`: entry types come from `d_type`,
+//! and only symlinks (and file systems without `d_type`) are `stat`ed, to
+//! learn whether they point at a directory, as `os.walk`'s `is_dir()` does.
+//!
+//! Semantics reproduced from `os.walk(root, topdown=True)` plus the
+//! reference's pruning:
+//! * a directory whose depth is `>= max_depth` contributes nothing (so it is
+//!   never opened);
+//! * a symlink to a directory is a directory (it can be pruned) but is never
+//!   entered;
+//! * an unreadable directory is silently skipped, and an error while listing
+//!   one drops the whole directory, as `os.walk` returns early;
+//! * a subdirectory is pruned if the spec matches `rel` or `rel + "/"`;
+//!   a non-directory is a candidate if its name matches `name_pattern` and
+//!   the spec does not match `rel`.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::Mutex;
+
+use super::{sort_candidates, Candidate, Matchers};
+use crate::pystr::matching_str;
+
+/// One directory to visit.
+struct DirItem {
+    /// Full path bytes.
+    full: Vec<u8>,
+    /// Path relative to the root with `/` separators, in the form the
+    /// matchers see (undecodable bytes replaced by stand-in characters).
+    rel: String,
+    /// `dirpath[len(root):].count("/")` in the reference.
+    depth: i64,
+}
+
+struct Walk<'m> {
+    matchers: &'m Matchers,
+    found: Mutex<Vec<Candidate>>,
+}
+
+/// Walks the tree under `root` (an absolute, lexically normalised directory
+/// path) and returns its candidates in the reference's order.
+///
+/// Runs on the current rayon pool; call it from inside `ThreadPool::install`
+/// to choose the pool.
+pub fn discover(root: &[u8], matchers: &Matchers) -> Vec<Candidate> {
+    if matchers.max_depth <= 0 {
+        return Vec::new();
+    }
+    let walk = Walk {
+        matchers,
+        found: Mutex::new(Vec::new()),
+    };
+    let root = DirItem {
+        full: root.to_vec(),
+        rel: String::new(),
+        depth: 0,
+    };
+    rayon::scope(|scope| walk.visit(scope, root));
+    let mut found = walk.found.into_inner().unwrap_or_else(|e| e.into_inner());
+    sort_candidates(&mut found);
+    found
+}
+
+impl<'m> Walk<'m> {
+    fn visit<'s>(&'s self, scope: &rayon::Scope<'s>, dir: DirItem) {
+        let Ok(entries) = fs::read_dir(OsStr::from_bytes(&dir.full)) else {
+            return;
+        };
+        let separator: &[u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
+        let child_depth = dir.depth + separator.len() as i64;
+        let descend = child_depth < self.matchers.max_depth;
+        let mut files = Vec::new();
+        let mut subdirs = Vec::new();
+        for entry in entries {
+            // os.walk abandons the whole directory when listing fails midway.
+            let Ok(entry) = entry else { return };
+            let name = entry.file_name();
+            let name = name.as_bytes();
+            let full = [&dir.full[..], separator, name].concat();
+            let (is_dir, is_link) = match entry.file_type() {
+                Ok(t) if t.is_dir() => (true, false),
+                Ok(t) if t.is_symlink() => (
+                    fs::metadata(OsStr::from_bytes(&full)).is_ok_and(|m| m.is_dir()),
+                    true,
+                ),
+                _ => (false, false),
+            };
+            if is_dir {
+                // Pruned, too deep, or a link: never entered. A directory at
+                // `child_depth >= max_depth` would contribute nothing anyway.
+                if is_link || !descend {
+                    continue;
+                }
+                let rel = join_rel(&dir.rel, name);
+                if self
+                    .matchers
+                    .ignore
+                    .as_ref()
+                    .is_some_and(|spec| spec.is_dir_ignored(&rel))
+                {
+                    continue;
+                }
+                subdirs.push(DirItem {
+                    full,
+                    rel,
+                    depth: child_depth,
+                });
+            } else if self.matchers.name.is_match(&matching_str(name)) {
+                let ignored = self.matchers.ignore.as_ref().is_some_and(|spec| {
+                    let rel = join_rel(&dir.rel, name);
+                    spec.is_file_ignored(&rel)
+                });
+                if !ignored {
+                    files.push(Candidate::new(full));
+                }
+            }
+        }
+        if !files.is_empty() {
+            self.found
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .append(&mut files);
+        }
+        for sub in subdirs {
+            scope.spawn(move |scope| self.visit(scope, sub));
+        }
+    }
+}
+
+fn join_rel(parent: &str, name: &[u8]) -> String {
+    let name = matching_str(name);
+    if parent.is_empty() {
+        name.into_owned()
+    } else {
+        let mut rel = String::with_capacity(parent.len() + 1 + name.len());
+        rel.push_str(parent);
+        rel.push('/');
+        rel.push_str(&name);
+        rel
+    }
+}

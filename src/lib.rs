@@ -1,0 +1,37 @@
+//! # promptinclude
+//!
+//! An exact, parallel re-implementation of the Agent Zero *Prompt Include*
+//! scan: find `*.promptinclude.md` rule files under a root, filter them with
+//! gitignore-style patterns, count their `cl100k_base` tokens, fit them into
+//! per-file and total budgets in alphabetical order of full path, and render
+//! the system-prompt section — byte for byte what the reference produces.
+//!
+//! The pipeline, one module per stage:
+//! [`config`] → [`discover`] (walk + patterns) → [`read`] → [`tokenize`] →
+//! [`budget`] → [`render`]; [`scan`] puts them together for one root or many.
+//!
+//! ```no_run
+//! use promptinclude::{Config, render, scan};
+//!
+//! let config = Config::default();
+//! let result = scan("path/to/project", &config)?;
+//! print!("{}", render(&result, &config.name_pattern));
+//! # Ok::<(), promptinclude::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod budget;
+pub mod config;
+pub mod discover;
+pub mod error;
+pub mod pystr;
+pub mod read;
+pub mod render;
+pub mod scan;
+pub mod tokenize;
+
+pub use budget::{FileEntry, ScanResult, Status};
+pub use config::Config;
+pub use error::Error;
+pub use render::render;
+pub use scan::{scan, scan_many, RootScan, Scanner};

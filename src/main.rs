@@ -1,0 +1,44 @@
+//! The `promptinclude` binary: parse arguments, run a subcommand, print
+//! errors as one line, and map the outcome to an exit code
+//! (0 ok, 1 attention needed, 2 error).
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use cli::args::{Cli, Command};
+use cli::exit::ExitStatus;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match &cli.command {
+        Command::Scan(args) => cli::commands::scan(args),
+        Command::Render(args) => cli::commands::render_cmd(args),
+        Command::CheckIgnore(args) => cli::commands::check_ignore(args),
+    };
+    match result {
+        Ok(status) => status.into(),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("promptinclude: error: {err:#}");
+            ExitStatus::Error.into()
+        }
+    }
+}
+
+/// A closed stdout (`| head -1`) is not an error worth reporting.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,8 @@
+//! Output of a scan: the system-prompt section ([`text`]) and the JSON Lines
+//! record ([`json`]).
+
+pub mod json;
+pub mod text;
+
+pub use json::to_json_line;
+pub use text::render;

@@ -1,0 +1,161 @@
+//! Putting the stages together: one root, or many roots at once.
+//!
+//! A batch walks its roots on the shared rayon pool (every directory of
+//! every root is a work item) and runs each root's budget pass as soon as
+//! its walk is done. Results come back in input order, a window of roots at
+//! a time, so memory grows with the window, not with the number of roots.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::budget::{allocate, Allocation, ScanResult};
+use crate::config::Config;
+use crate::discover::{path::abspath, walk::discover, Candidate, Matchers};
+use crate::error::Error;
+use crate::read::{read_rule_file, ReadOutcome};
+
+/// Everything known about one scanned root.
+#[derive(Clone, Debug)]
+pub struct RootScan {
+    /// The root made absolute lexically, as the reference does.
+    pub abs_root: PathBuf,
+    /// Whether the root is a directory (following links). If not, the result is empty.
+    pub is_dir: bool,
+    /// All candidates, in the reference's order.
+    pub candidates: Vec<Candidate>,
+    /// The budget pass's outcome (result, dispositions, facts).
+    pub allocation: Allocation,
+}
+
+impl RootScan {
+    /// The reference's result.
+    pub fn result(&self) -> &ScanResult {
+        &self.allocation.result
+    }
+
+    /// Takes the reference's result.
+    pub fn into_result(self) -> ScanResult {
+        self.allocation.result
+    }
+}
+
+/// A compiled configuration, ready to scan any number of roots.
+#[derive(Debug)]
+pub struct Scanner {
+    config: Config,
+    matchers: Matchers,
+    cwd: Option<Vec<u8>>,
+}
+
+/// Roots scanned concurrently by [`Scanner::scan_batch`] before results are
+/// handed out; bounds memory for very long root lists.
+const BATCH_WINDOW: usize = 256;
+
+impl Scanner {
+    /// Compiles `config`. Fails where the reference raises, before any walking.
+    pub fn new(config: Config) -> Result<Scanner, Error> {
+        let matchers = Matchers::new(&config)?;
+        let cwd = std::env::current_dir()
+            .ok()
+            .map(|p| p.into_os_string().into_encoded_bytes());
+        Ok(Scanner {
+            config,
+            matchers,
+            cwd,
+        })
+    }
+
+    /// The configuration this scanner applies.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The compiled matchers.
+    pub fn matchers(&self) -> &Matchers {
+        &self.matchers
+    }
+
+    /// `os.path.abspath(root)`, or `None` for a relative root when the
+    /// current directory is gone.
+    pub fn abs_root(&self, root: &Path) -> Option<PathBuf> {
+        let bytes = root.as_os_str().as_bytes();
+        let cwd = match (bytes.first(), &self.cwd) {
+            (Some(b'/'), _) => &b"/"[..],
+            (_, Some(cwd)) => &cwd[..],
+            (_, None) => return None,
+        };
+        Some(PathBuf::from(OsStr::from_bytes(&abspath(bytes, cwd))))
+    }
+
+    /// Scans one root: the reference's result for it.
+    pub fn scan(&self, root: &Path) -> ScanResult {
+        self.scan_detailed(root).into_result()
+    }
+
+    /// Scans one root, keeping candidates and per-candidate facts.
+    pub fn scan_detailed(&self, root: &Path) -> RootScan {
+        self.scan_with_reader(root, |c| read_rule_file(c.as_path()))
+    }
+
+    /// Scans one root, reading each file the budget pass reaches with `read`
+    /// (for callers that also hash or inspect the bytes).
+    pub fn scan_with_reader(
+        &self,
+        root: &Path,
+        read: impl FnMut(&Candidate) -> ReadOutcome,
+    ) -> RootScan {
+        let given = root.to_string_lossy().into_owned();
+        let abs = self.abs_root(root);
+        let is_dir = abs.as_ref().is_some_and(|a| a.is_dir());
+        let candidates = match (&abs, is_dir) {
+            (Some(abs), true) => discover(abs.as_os_str().as_bytes(), &self.matchers),
+            _ => Vec::new(),
+        };
+        let allocation = allocate(given, &candidates, &self.config, read);
+        RootScan {
+            abs_root: abs.unwrap_or_else(|| root.to_path_buf()),
+            is_dir,
+            candidates,
+            allocation,
+        }
+    }
+
+    /// Scans many roots in parallel and hands each [`RootScan`] to `sink`
+    /// with its input index, in input order.
+    pub fn scan_batch<P: AsRef<Path> + Sync>(
+        &self,
+        roots: &[P],
+        mut sink: impl FnMut(usize, RootScan),
+    ) {
+        let mut index = 0;
+        for window in roots.chunks(BATCH_WINDOW) {
+            let scans: Vec<RootScan> = window
+                .par_iter()
+                .map(|root| self.scan_detailed(root.as_ref()))
+                .collect();
+            for scan in scans {
+                sink(index, scan);
+                index += 1;
+            }
+        }
+    }
+}
+
+/// Scans `root` with `config`: the reference's result.
+pub fn scan(root: impl AsRef<Path>, config: &Config) -> Result<ScanResult, Error> {
+    Ok(Scanner::new(config.clone())?.scan(root.as_ref()))
+}
+
+/// Scans many roots with one configuration, results in input order.
+pub fn scan_many<P: AsRef<Path> + Sync>(
+    roots: &[P],
+    config: &Config,
+) -> Result<Vec<ScanResult>, Error> {
+    let scanner = Scanner::new(config.clone())?;
+    let mut out = Vec::with_capacity(roots.len());
+    scanner.scan_batch(roots, |_, scan| out.push(scan.into_result()));
+    Ok(out)
+}

@@ -1,0 +1,132 @@
+//! Differential test: random trees × random configurations, compared byte
+//! for byte with the Python reference oracle (`scan` JSON Lines and the
+//! rendered sections). Skips, saying so, when the oracle cannot run here.
+//!
+//! Knobs: PROMPTINCLUDE_DIFF_TREES (default 200), PROMPTINCLUDE_DIFF_CONFIGS
+//! (default 6), PROMPTINCLUDE_DIFF_SEED (default 1).
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{binary, oracle, random_config, random_tree, Rng};
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn run(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().expect("command runs");
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let i = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let lo = i.saturating_sub(200);
+    format!(
+        "at byte {i}:\n  oracle: {:?}\n  ours:   {:?}",
+        String::from_utf8_lossy(&a[lo..(i + 200).min(a.len())]),
+        String::from_utf8_lossy(&b[lo..(i + 200).min(b.len())])
+    )
+}
+
+#[test]
+fn random_trees_match_the_oracle() {
+    let Some(oracle) = oracle() else {
+        eprintln!("SKIPPED differential test: the reference oracle (../shared/oracle/oracle) cannot run here");
+        return;
+    };
+    let trees = env_usize("PROMPTINCLUDE_DIFF_TREES", 200);
+    let configs = env_usize("PROMPTINCLUDE_DIFF_CONFIGS", 6);
+    let seed = env_usize("PROMPTINCLUDE_DIFF_SEED", 1) as u64;
+    let work = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(seed);
+    let roots: Vec<PathBuf> = (0..trees)
+        .map(|i| {
+            let root = work.path().join(format!("t{i:04}"));
+            random_tree(&mut rng, &root);
+            root
+        })
+        .collect();
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for c in 0..configs {
+        let cfg = random_config(&mut rng, c);
+        let cfg_path = work.path().join(format!("config{c}.json"));
+        std::fs::write(&cfg_path, cfg.to_string()).unwrap();
+        let expected = run(Command::new(&oracle)
+            .arg("--config")
+            .arg(&cfg_path)
+            .args(&roots));
+        let actual = run(Command::new(binary())
+            .args(["scan", "-j", "2", "--config"])
+            .arg(&cfg_path)
+            .args(&roots));
+        let exp_lines: Vec<&[u8]> = expected.split(|&b| b == b'\n').collect();
+        let act_lines: Vec<&[u8]> = actual.split(|&b| b == b'\n').collect();
+        assert_eq!(exp_lines.len(), act_lines.len(), "config {cfg}: line count");
+        for (i, (e, a)) in exp_lines.iter().zip(&act_lines).enumerate() {
+            compared += 1;
+            if e != a {
+                failures.push(format!(
+                    "scan, config {cfg}, root {}: {}",
+                    roots.get(i).map_or("-".into(), |r| r.display().to_string()),
+                    first_difference(e, a)
+                ));
+            }
+        }
+        // Rendered sections.
+        let expected = run(Command::new(&oracle)
+            .arg("--render")
+            .arg("--config")
+            .arg(&cfg_path)
+            .args(&roots));
+        let out_dir = work.path().join(format!("render{c}"));
+        run(Command::new(binary())
+            .args(["render", "--config"])
+            .arg(&cfg_path)
+            .arg("--out-dir")
+            .arg(&out_dir)
+            .args(&roots));
+        let index: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out_dir.join("index.json")).unwrap()).unwrap();
+        let sections: Vec<Vec<u8>> = index["roots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| std::fs::read(out_dir.join(r["section"].as_str().unwrap())).unwrap())
+            .collect();
+        let actual = sections.join(&b"\x1e\n"[..]);
+        if expected != actual {
+            failures.push(format!(
+                "render, config {cfg}: {}",
+                first_difference(&expected, &actual)
+            ));
+        }
+    }
+    eprintln!("differential: {trees} trees x {configs} configs, {compared} scan records compared, {} differences", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
