@@ -1,0 +1,200 @@
+//! The command line's contract: outputs, errors and exit codes.
+
+mod common;
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn promptinclude(args: &[&str], cwd: &Path) -> Output {
+    Command::new(common::binary()).args(args).current_dir(cwd).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn unknown_flag_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = promptinclude(&["scan", "--no-such-flag"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--no-such-flag"), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn malformed_and_mistyped_configs_name_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("bad.yaml"), "max_depth: 3\ngitignore: [unclosed\n").unwrap();
+    let o = promptinclude(&["scan", "--config", "bad.yaml", "."], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("bad.yaml:") && e.contains("malformed YAML"), "{e}");
+    assert_eq!(e.lines().count(), 1, "one-line message: {e}");
+
+    fs::write(dir.path().join("typed.json"), "{\n  \"max_depth\": 2,\n  \"max_total_tokens\": \"lots\"\n}\n").unwrap();
+    let o = promptinclude(&["render", "--config", "typed.json", "."], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("typed.json:3: key `max_total_tokens`: expected an integer"), "{e}");
+
+    let o = promptinclude(&["scan", "--config", "missing.yaml", "."], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.yaml"), "{}", stderr(&o));
+}
+
+#[test]
+fn raising_pattern_line_fails_before_walking() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("ignore"), "# comment\nbuild/\n[z-a]\nfoo\\\n").unwrap();
+    fs::write(dir.path().join("a.promptinclude.md"), "x").unwrap();
+    let o = promptinclude(&["scan", "--gitignore-file", "ignore", "."], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty(), "nothing scanned");
+    let e = stderr(&o);
+    assert!(e.contains("line 3") && e.contains("[z-a]"), "{e}");
+}
+
+#[test]
+fn non_directory_root_gets_empty_record_warning_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.promptinclude.md"), "hello").unwrap();
+    let o = promptinclude(&["scan", "missing", ".", "a.promptinclude.md"], dir.path());
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0], r#"{"root": "missing", "files": [], "skipped_count": 0}"#);
+    assert!(lines[1].starts_with(r#"{"root": ".", "files": [{"path": ""#), "{}", lines[1]);
+    assert_eq!(lines[2], r#"{"root": "a.promptinclude.md", "files": [], "skipped_count": 0}"#);
+    let e = stderr(&o);
+    assert!(e.contains("missing: not a directory") && e.contains("a.promptinclude.md: not a directory"), "{e}");
+}
+
+#[test]
+fn roots_from_stdin_keeps_input_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["b", "a", "c"] {
+        fs::create_dir(dir.path().join(name)).unwrap();
+        fs::write(dir.path().join(name).join("r.promptinclude.md"), name).unwrap();
+    }
+    let mut child = Command::new(common::binary())
+        .args(["scan", "--roots-from", "-", "a"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"c\nb\r\n\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let roots: Vec<String> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["root"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(roots, ["a", "c", "b"]);
+}
+
+#[test]
+fn check_ignore_reports_deciding_pattern() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = promptinclude(&["check-ignore", "node_modules/", "src/a.promptinclude.md", "venv/", "a/venv/"], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "<default>:3:**/node_modules/**\tnode_modules/\n<default>:1:venv/**\tvenv/\n"
+    );
+
+    fs::write(dir.path().join("ign"), "*.md\n\n!keep.md\nbuild/\n").unwrap();
+    let o = promptinclude(&["check-ignore", "--gitignore-file", "ign", "--json", "x.md", "keep.md", "build/", "build", "src/"], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    let want = [
+        r#"{"path":"x.md","ignored":true,"pattern":"*.md","line":1}"#,
+        r#"{"path":"keep.md","ignored":false,"pattern":"!keep.md","line":3}"#,
+        r#"{"path":"build/","ignored":true,"pattern":"build/","line":4}"#,
+        r#"{"path":"build","ignored":false,"pattern":null,"line":null}"#,
+        r#"{"path":"src/","ignored":false,"pattern":null,"line":null}"#,
+    ];
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), want.join("\n") + "\n");
+
+    let mut child = Command::new(common::binary())
+        .args(["check-ignore", "--gitignore-file", "ign", "--stdin", "-z", "-n"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"a\nb.txt\0c.md\0").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.stdout, b"::\ta\nb.txt\0ign:1:*.md\tc.md\0");
+
+    let o = promptinclude(&["check-ignore", "src/x"], dir.path());
+    assert_eq!(o.status.code(), Some(1), "nothing ignored");
+}
+
+#[test]
+fn output_is_independent_of_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = common::Rng::new(42);
+    let roots: Vec<String> = (0..40)
+        .map(|i| {
+            let name = format!("r{i}");
+            common::random_tree(&mut rng, &dir.path().join(&name));
+            name
+        })
+        .collect();
+    let mut args = vec!["--max-total-tokens", "3000"];
+    args.extend(roots.iter().map(String::as_str));
+    let one = promptinclude(&[&["scan", "-j", "1"][..], &args].concat(), dir.path());
+    let many = promptinclude(&[&["scan", "-j", "7"][..], &args].concat(), dir.path());
+    assert!(one.status.success());
+    assert_eq!(String::from_utf8_lossy(&one.stdout).lines().count(), 40);
+    assert_eq!(one.stdout, many.stdout);
+}
+
+#[test]
+fn fifo_named_like_a_rule_file_is_unreadable_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("b.promptinclude.md");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    fs::write(dir.path().join("a.promptinclude.md"), "alpha").unwrap();
+    let start = Instant::now();
+    let mut child = Command::new(common::binary()).args(["scan", "."]).current_dir(dir.path()).stdout(Stdio::piped()).spawn().unwrap();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("scan blocked on a fifo");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(v["skipped_count"], 1);
+}
+
+#[test]
+fn undecodable_names_sort_as_python_surrogates() {
+    let dir = tempfile::tempdir().unwrap();
+    // Python orders '\ud7ff' < '\udcff' (the byte 0xff) < '\ue000'; UTF-8 bytes would put 0xff last.
+    let names: [&[u8]; 3] = [b"\xed\x9f\xbf.promptinclude.md", b"\xff.promptinclude.md", b"\xee\x80\x80.promptinclude.md"];
+    for (i, name) in names.iter().enumerate() {
+        fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), format!("file {i}")).unwrap();
+    }
+    let o = promptinclude(&["scan", "."], dir.path());
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let contents: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["content"].as_str().unwrap()).collect();
+    assert_eq!(contents, ["file 0", "file 1", "file 2"]);
+    let path = v["files"][1]["path"].as_str().unwrap();
+    assert!(path.ends_with("/\u{FFFD}.promptinclude.md"), "{path}");
+}
