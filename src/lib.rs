@@ -20,10 +20,14 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod audit;
+pub mod batch;
 pub mod budget;
+pub mod bundle;
 pub mod config;
 pub mod discover;
 pub mod error;
+pub mod project;
 pub mod pystr;
 pub mod read;
 pub mod render;

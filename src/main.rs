@@ -23,6 +23,9 @@ fn main() -> ExitCode {
         Command::Scan(args) => cli::commands::scan(args),
         Command::Render(args) => cli::commands::render_cmd(args),
         Command::CheckIgnore(args) => cli::commands::check_ignore(args),
+        Command::Audit(args) => cli::audit::audit(args),
+        Command::Bundle(args) => cli::bundle::bundle(args),
+        Command::Verify(args) => cli::bundle::verify(args),
     };
     match result {
         Ok(status) => status.into(),

@@ -35,7 +35,13 @@ pub struct DecodedText {
 
 /// Reads and decodes the rule file at `path`.
 pub fn read_rule_file(path: &Path) -> ReadOutcome {
-    match read_regular_file(path) {
+    outcome_of(read_regular_file(path))
+}
+
+/// The outcome of reading a rule file, given what [`read_regular_file`]
+/// returned (for callers that also look at the bytes, such as hashing them).
+pub fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
+    match read {
         Ok(bytes) => {
             let decoded = decode(bytes);
             if crate::pystr::is_blank(&decoded.text) {

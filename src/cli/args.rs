@@ -60,6 +60,37 @@ pub enum Command {
     ///
     ///   git ls-files | promptinclude check-ignore --stdin --json
     CheckIgnore(CheckIgnoreArgs),
+    /// Report on every rule file of each ROOT: status, tokens, budget share, warnings.
+    ///
+    /// Per root, a table of the discovered rule files (status, tokens counted,
+    /// tokens included, share of the budget), the warnings (host-side
+    /// expansions, symlinks leaving the root, nested repositories, rule files
+    /// never discovered, blank or invalid files, cropping and skipping, limits
+    /// outside the host's range), then a summary over all roots. The numbers
+    /// are the scan's. With --json: JSON Lines, schema promptinclude.audit/1
+    /// (docs/audit-schema.md). Exit 0, or 1 if a --fail-on/--max-tokens gate
+    /// fails (one line per failure on stderr) or a root is not a directory.
+    /// Example:
+    ///
+    ///   promptinclude audit --fail-on cropped,skipped,warning --max-tokens 6000 .
+    Audit(AuditArgs),
+    /// Write a CI artifact: per root the rendered section and the scan result,
+    /// plus manifest.json (config used, sha256 of every rule file read and of the
+    /// section, token totals, tool version).
+    ///
+    /// The bundle is built in a temporary directory next to DIR and renamed into
+    /// place; an existing bundle at DIR is replaced only once the new one is
+    /// complete. Example:
+    ///
+    ///   promptinclude bundle --out prompt-bundle repo-a repo-b
+    Bundle(BundleArgs),
+    /// Check a bundle against its sources: re-scan each root as the bundle did
+    /// and list the roots whose artifacts are stale, with the reason.
+    ///
+    /// Exit 0 if every root is current, 1 if any is stale, 2 on error. Example:
+    ///
+    ///   promptinclude verify prompt-bundle
+    Verify(VerifyArgs),
 }
 
 /// Options that choose the configuration (shared by every subcommand that scans).
@@ -87,6 +118,23 @@ pub struct ConfigArgs {
     /// Take `gitignore` from this file (its whole text; an empty file means no filtering).
     #[arg(long, value_name = "FILE", help_heading = "Configuration")]
     pub gitignore_file: Option<PathBuf>,
+    /// Agent profile whose project configuration applies:
+    /// ROOT/.a0proj/agents/PROFILE/plugins/_promptinclude/config.json
+    /// (without it, ROOT/.a0proj/plugins/_promptinclude/config.json).
+    #[arg(long, value_name = "PROFILE", value_parser = parse_profile, help_heading = "Configuration")]
+    pub agent_profile: Option<String>,
+    /// Ignore project configuration files under each ROOT's .a0proj/.
+    ///
+    /// Without this flag each ROOT's project file, when it exists, replaces
+    /// --config and the defaults as a whole (a key it lacks takes the default;
+    /// a missing `gitignore` means no filtering), as the host does; the
+    /// override flags above still apply on top.
+    #[arg(long, help_heading = "Configuration")]
+    pub no_project_config: bool,
+}
+
+fn parse_profile(profile: &str) -> Result<String, String> {
+    promptinclude::project::validate_profile(profile).map(|()| profile.to_string())
 }
 
 /// Options for choosing roots and parallelism.
@@ -152,4 +200,81 @@ pub struct CheckIgnoreArgs {
     /// Also print paths no pattern matched (as `::<TAB>PATH`).
     #[arg(short = 'n', long = "non-matching")]
     pub non_matching: bool,
+}
+
+/// What `audit --fail-on` can fail on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// A rule file was cropped.
+    Cropped,
+    /// A rule file was left out by the budget (skipped, not reached, over budget).
+    Skipped,
+    /// Any warning at all.
+    Warning,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// Only when standard output is a terminal.
+    #[default]
+    Auto,
+    /// Always (unless NO_COLOR is set).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// `audit` arguments.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub roots: RootArgs,
+    /// JSON Lines (schema promptinclude.audit/1): one record per root, then a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when any root has a cropped file, a file left out by the budget,
+    /// or any warning (comma-separated).
+    #[arg(
+        long,
+        value_name = "WHAT",
+        value_delimiter = ',',
+        help_heading = "Gates"
+    )]
+    pub fail_on: Vec<FailOn>,
+    /// Exit 1 when a root includes more than N tokens of rule-file text.
+    #[arg(long, value_name = "N", help_heading = "Gates")]
+    pub max_tokens: Option<u64>,
+    /// Colour the report: auto (on a terminal), always, never. NO_COLOR always wins.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorWhen,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+}
+
+/// `bundle` arguments.
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub roots: RootArgs,
+    /// The bundle directory to write (replaced atomically if it holds a bundle).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+}
+
+/// `verify` arguments.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The bundle directory (or its manifest.json).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Worker threads (default: the number of CPUs).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<NonZeroUsize>,
 }

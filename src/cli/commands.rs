@@ -1,26 +1,24 @@
 //! The subcommands: each turns resolved settings into output.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
 use promptinclude::render::{render, to_json_line};
-use promptinclude::{RootScan, Scanner};
 use serde::Serialize;
 
 use super::args::{CheckIgnoreArgs, RenderArgs, ScanArgs};
 use super::atomic::write_atomic;
 use super::exit::ExitStatus;
-use super::settings::{
-    collect_roots, init_threads, read_stdin_paths, read_text_file, resolve_config,
-};
+use super::progress::Progress;
+use super::settings::{collect_roots, init_threads, read_stdin_paths, read_text_file, resolver};
 
 /// Warns on stderr about a root that is not a directory; returns the status it implies.
-fn check_root(scan: &RootScan, given: &Path) -> ExitStatus {
-    if scan.is_dir {
+pub fn check_root(is_dir: bool, given: &Path) -> ExitStatus {
+    if is_dir {
         ExitStatus::Success
     } else {
         eprintln!(
@@ -31,62 +29,22 @@ fn check_root(scan: &RootScan, given: &Path) -> ExitStatus {
     }
 }
 
-/// A one-line progress counter on stderr, shown only on a terminal and only
-/// for batches that take a while.
-struct Progress {
-    total: usize,
-    enabled: bool,
-    started: Instant,
-    last: Instant,
-    shown: bool,
-}
-
-impl Progress {
-    fn new(total: usize) -> Progress {
-        let now = Instant::now();
-        Progress {
-            total,
-            enabled: total > 1 && std::io::stderr().is_terminal(),
-            started: now,
-            last: now,
-            shown: false,
-        }
-    }
-
-    fn tick(&mut self, done: usize) {
-        if !self.enabled || self.started.elapsed() < Duration::from_millis(300) {
-            return;
-        }
-        if self.last.elapsed() >= Duration::from_millis(100) || done == self.total {
-            self.last = Instant::now();
-            self.shown = true;
-            eprint!("\rpromptinclude: {done}/{} roots", self.total);
-        }
-    }
-
-    fn finish(&self) {
-        if self.shown {
-            eprint!("\r\x1b[2K");
-        }
-    }
-}
-
 /// `promptinclude scan`.
 pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
-    let config = resolve_config(&args.config)?;
-    let scanner = Scanner::new(config)?;
+    let resolver = resolver(&args.config)?;
     let roots = collect_roots(&args.roots)?;
-    init_threads(&args.roots)?;
+    init_threads(args.roots.threads)?;
+    let batch = Batch::plan(&roots, &resolver)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut status = ExitStatus::Success;
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
-    scanner.scan_batch(&roots, |i, scan| {
+    batch.scan(|i, planned, scan| {
         if write_result.is_err() {
             return;
         }
-        status = status.merge(check_root(&scan, &roots[i]));
+        status = status.merge(check_root(scan.is_dir, &planned.root));
         let line = to_json_line(scan.result());
         write_result = writeln!(out, "{line}");
         progress.tick(i + 1);
@@ -107,22 +65,22 @@ struct IndexEntry {
 
 /// `promptinclude render`.
 pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
-    let config = resolve_config(&args.config)?;
-    let scanner = Scanner::new(config)?;
+    let resolver = resolver(&args.config)?;
     let roots = collect_roots(&args.roots)?;
-    init_threads(&args.roots)?;
-    let name_pattern = scanner.config().name_pattern.clone();
+    init_threads(args.roots.threads)?;
+    let batch = Batch::plan(&roots, &resolver)?;
+    let name_pattern = |planned: &PlannedRoot| batch.scanner(planned).config().name_pattern.clone();
     let Some(out_dir) = &args.out_dir else {
-        if roots.len() != 1 {
+        let [planned] = batch.roots() else {
             anyhow::bail!(
                 "render prints one root's section; give one ROOT, or --out-dir DIR for several"
             );
-        }
-        let scan = scanner.scan_detailed(&roots[0]);
-        let status = check_root(&scan, &roots[0]);
+        };
+        let scan = batch.scanner(planned).scan_detailed(&planned.root);
+        let status = check_root(scan.is_dir, &planned.root);
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
-        out.write_all(render(scan.result(), &name_pattern).as_bytes())?;
+        out.write_all(render(scan.result(), &name_pattern(planned)).as_bytes())?;
         out.flush()?;
         return Ok(status);
     };
@@ -132,18 +90,18 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     let mut index = Vec::with_capacity(roots.len());
     let mut progress = Progress::new(roots.len());
     let mut failure = Ok(());
-    scanner.scan_batch(&roots, |i, scan| {
+    batch.scan(|i, planned, scan| {
         if failure.is_err() {
             return;
         }
-        status = status.merge(check_root(&scan, &roots[i]));
+        status = status.merge(check_root(scan.is_dir, &planned.root));
         let file = section_file_name(i, &scan.abs_root);
         failure = write_atomic(
             &out_dir.join(&file),
-            render(scan.result(), &name_pattern).as_bytes(),
+            render(scan.result(), &name_pattern(planned)).as_bytes(),
         );
         index.push(IndexEntry {
-            root: roots[i].to_string_lossy().into_owned(),
+            root: planned.root.to_string_lossy().into_owned(),
             abs_root: scan.abs_root.to_string_lossy().into_owned(),
             section: file,
         });
@@ -157,7 +115,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
 }
 
 /// `NNNN-<last component>.md`, with anything but `[A-Za-z0-9._-]` replaced by `_`.
-fn section_file_name(index: usize, abs_root: &Path) -> String {
+pub fn section_file_name(index: usize, abs_root: &Path) -> String {
     let base = abs_root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -3,6 +3,9 @@
 
 pub mod args;
 pub mod atomic;
+pub mod audit;
+pub mod bundle;
 pub mod commands;
 pub mod exit;
+pub mod progress;
 pub mod settings;

@@ -1,17 +1,21 @@
 //! Turning arguments into a resolved [`Config`], root list and thread pool.
 
 use std::io::{BufRead, Read};
+use std::num::NonZeroUsize;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use promptinclude::config::Config;
+use promptinclude::project::{ConfigSource, Overrides, Resolver};
 
 use super::args::{ConfigArgs, RootArgs};
 
-/// Builds the configuration: defaults, then `--config`, then the flags.
-pub fn resolve_config(args: &ConfigArgs) -> Result<Config> {
-    let mut config = Config::default();
+/// Builds the per-root configuration rule: defaults or `--config`, replaced
+/// by a root's project file (unless `--no-project-config`), then the flags.
+pub fn resolver(args: &ConfigArgs) -> Result<Resolver> {
+    let mut base = Config::default();
+    let mut base_source = ConfigSource::Default;
     if let Some(path) = &args.config {
         let text = std::fs::read(path)
             .with_context(|| format!("cannot read config {}", path.display()))?;
@@ -19,7 +23,7 @@ pub fn resolve_config(args: &ConfigArgs) -> Result<Config> {
             .map_err(|e| anyhow::anyhow!("{}: not valid UTF-8 ({e})", path.display()))?;
         let format = promptinclude::config::Format::from_path(path);
         let (loaded, unknown) =
-            Config::from_text_with_unknown(&text, format, &config).map_err(|mut e| {
+            Config::from_text_with_unknown(&text, format, &base).map_err(|mut e| {
                 e.file = Some(path.clone());
                 promptinclude::Error::from(e)
             })?;
@@ -30,27 +34,27 @@ pub fn resolve_config(args: &ConfigArgs) -> Result<Config> {
                 promptinclude::config::KEYS.join(", ")
             );
         }
-        config = loaded;
+        base = loaded;
+        base_source = ConfigSource::File(path.clone());
     }
-    if let Some(p) = &args.name_pattern {
-        config.name_pattern = p.clone();
-    }
-    if let Some(n) = args.max_depth {
-        config.max_depth = n.into();
-    }
-    if let Some(n) = args.max_file_tokens {
-        config.max_file_tokens = n.into();
-    }
-    if let Some(n) = args.max_file_count {
-        config.max_file_count = n.into();
-    }
-    if let Some(n) = args.max_total_tokens {
-        config.max_total_tokens = n.into();
-    }
-    if let Some(path) = &args.gitignore_file {
-        config.gitignore = read_text_file(path, "gitignore file")?;
-    }
-    Ok(config)
+    let overrides = Overrides {
+        name_pattern: args.name_pattern.clone(),
+        max_depth: args.max_depth.map(i64::from),
+        max_file_tokens: args.max_file_tokens.map(i64::from),
+        max_file_count: args.max_file_count.map(i64::from),
+        max_total_tokens: args.max_total_tokens.map(i64::from),
+        gitignore: match &args.gitignore_file {
+            Some(path) => Some(read_text_file(path, "gitignore file")?),
+            None => None,
+        },
+    };
+    Ok(Resolver {
+        base,
+        base_source,
+        overrides,
+        agent_profile: args.agent_profile.clone(),
+        project_config: !args.no_project_config,
+    })
 }
 
 /// Reads a UTF-8 text file, naming it in the error.
@@ -87,10 +91,10 @@ pub fn collect_roots(args: &RootArgs) -> Result<Vec<PathBuf>> {
     Ok(roots)
 }
 
-/// Sizes the global rayon pool.
-pub fn init_threads(args: &RootArgs) -> Result<()> {
+/// Sizes the global rayon pool (`-j`; default: the number of CPUs).
+pub fn init_threads(threads: Option<NonZeroUsize>) -> Result<()> {
     let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.threads {
+    if let Some(n) = threads {
         builder = builder.num_threads(n.get());
     }
     if let Err(e) = builder.build_global() {

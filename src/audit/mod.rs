@@ -1,0 +1,499 @@
+//! The audit: everything worth knowing about a root's rule files, on top of
+//! the very scan that produces the prompt section (same candidates, same
+//! budget pass, same numbers).
+//!
+//! Beyond the scan's result it counts the tokens of *every* discovered rule
+//! file, including those the budget never read (what they would cost), and
+//! collects [`warnings`]: host-side expansions, symlinks leaving the root,
+//! nested repositories, rule files the scan never discovers
+//! ([`undiscovered`]), blank and invalid files, cropping and skipping, and
+//! limits outside the host's settings range. The JSON form is documented in
+//! `docs/audit-schema.md` (schema [`SCHEMA`]).
+
+pub mod undiscovered;
+pub mod warnings;
+
+use std::collections::{HashMap, HashSet};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::budget::{path_cost, Disposition, ScanResult, Status};
+use crate::config::Config;
+use crate::discover::Candidate;
+use crate::project::ConfigSource;
+use crate::read::{read_rule_file, ReadOutcome};
+use crate::scan::{RootScan, Scanner};
+use crate::tokenize;
+use undiscovered::{find_missed, Missed, Reason};
+use warnings::{check_link, host_expansions, LinkCheck, NestedRepos, Warning, WarningKind};
+
+/// The schema name carried by every JSON record of `promptinclude audit --json`.
+pub const SCHEMA: &str = "promptinclude.audit/1";
+
+/// What became of one discovered rule file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Included whole.
+    Ok,
+    /// Included, cut to fit.
+    Cropped,
+    /// Listed as skipped (fewer than 51 tokens of budget were left).
+    Skipped,
+    /// Empty or only whitespace: passed over.
+    Blank,
+    /// Could not be read.
+    Unreadable,
+    /// Never read: the budget was exhausted or `max_file_count` reached before it.
+    NotReached,
+    /// Read and counted, but its path alone no longer fit the budget.
+    OverBudget,
+}
+
+impl FileStatus {
+    /// The status of the candidate the budget pass gave `disposition`.
+    pub fn of(disposition: &Disposition, result: &ScanResult) -> FileStatus {
+        match disposition {
+            Disposition::Included(i) => match result.files.get(*i).map(|f| f.status) {
+                Some(Status::Ok) => FileStatus::Ok,
+                Some(Status::Cropped) => FileStatus::Cropped,
+                Some(Status::Skipped) | None => FileStatus::Skipped,
+            },
+            Disposition::Blank => FileStatus::Blank,
+            Disposition::Unreadable(_) => FileStatus::Unreadable,
+            Disposition::PathOverBudget { .. } => FileStatus::OverBudget,
+            Disposition::NotReached => FileStatus::NotReached,
+        }
+    }
+
+    /// The stable name (as in JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Ok => "ok",
+            FileStatus::Cropped => "cropped",
+            FileStatus::Skipped => "skipped",
+            FileStatus::Blank => "blank",
+            FileStatus::Unreadable => "unreadable",
+            FileStatus::NotReached => "not_reached",
+            FileStatus::OverBudget => "over_budget",
+        }
+    }
+
+    /// Whether the budget left the file out (`skipped`, `not_reached`, `over_budget`).
+    pub fn is_budget_skip(self) -> bool {
+        matches!(
+            self,
+            FileStatus::Skipped | FileStatus::NotReached | FileStatus::OverBudget
+        )
+    }
+}
+
+/// One discovered rule file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileAudit {
+    /// Full path, as the scan prints it.
+    pub path: String,
+    /// What became of it.
+    pub status: FileStatus,
+    /// Tokens of its whole text (also when the budget did not read it);
+    /// 0 for a blank file, `None` when it cannot be read.
+    pub tokens_counted: Option<i64>,
+    /// Tokens of the text included (the scan's `token_count`; 0 when not included).
+    pub tokens_included: i64,
+    /// What listing its path costs the budget (its tokens + 5).
+    pub path_tokens: i64,
+    /// Share of `max_total_tokens` it used (path and text), 0 to 1.
+    pub budget_share: f64,
+}
+
+/// Sums over one root.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    /// Rule files discovered.
+    pub rule_files: usize,
+    /// Entries in the scan's `files`.
+    pub files: usize,
+    /// The scan's `skipped_count`.
+    pub skipped_count: i64,
+    /// Tokens of every readable rule file's whole text.
+    pub tokens_counted: i64,
+    /// Tokens included (sum of the scan's `token_count`).
+    pub tokens_included: i64,
+    /// Budget used: paths and included text.
+    pub budget_used: i64,
+    /// `budget_used / max_total_tokens`, 0 to 1.
+    pub budget_share: f64,
+    /// Files included whole.
+    pub ok: usize,
+    /// Files cropped.
+    pub cropped: usize,
+    /// Files the budget left out (`skipped`, `not_reached`, `over_budget`).
+    pub skipped: usize,
+    /// Blank files.
+    pub blank: usize,
+    /// Unreadable files.
+    pub unreadable: usize,
+    /// Warnings.
+    pub warnings: usize,
+}
+
+/// The audit of one root.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RootAudit {
+    /// The root as given.
+    pub root: String,
+    /// The root made absolute, as the scan does.
+    pub abs_root: String,
+    /// Whether the root is a directory.
+    pub is_dir: bool,
+    /// Which configuration file applied.
+    pub config_source: ConfigSource,
+    /// The configuration used.
+    pub config: Config,
+    /// Every discovered rule file, in the scan's order.
+    pub files: Vec<FileAudit>,
+    /// Sums.
+    pub totals: Totals,
+    /// Warnings: about the root first, then per file in order, then files never discovered.
+    pub warnings: Vec<Warning>,
+}
+
+/// What the audit learned from reading one file.
+#[derive(Default)]
+struct Reading {
+    tokens: Option<i64>,
+    replaced: usize,
+    blank: bool,
+    unreadable: Option<String>,
+}
+
+/// Audits `root` with `scanner`, whose configuration came from `source`.
+pub fn audit_root(scanner: &Scanner, root: &Path, source: &ConfigSource) -> RootAudit {
+    // Host expansions are looked for in the text the budget pass reads, so
+    // no file is read twice.
+    let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
+    let scan = scanner.scan_with_reader(root, |candidate| {
+        let outcome = read_rule_file(candidate.as_path());
+        if let ReadOutcome::Text(decoded) = &outcome {
+            let found = host_expansions(&candidate.display(), &decoded.text);
+            if !found.is_empty() {
+                expansions.insert(candidate.as_bytes().to_vec(), found);
+            }
+        }
+        outcome
+    });
+    let config = scanner.config();
+    let mut warnings = root_warnings(&scan, config, source, root);
+    let canonical_root = std::fs::canonicalize(&scan.abs_root).ok();
+    let mut nested = NestedRepos::default();
+    let mut files = Vec::with_capacity(scan.candidates.len());
+    for (i, candidate) in scan.candidates.iter().enumerate() {
+        let path = candidate.display();
+        let disposition = &scan.allocation.dispositions[i];
+        let status = FileStatus::of(disposition, scan.result());
+        let reading = match disposition {
+            Disposition::NotReached => read_unreached(candidate, &mut expansions),
+            Disposition::Blank => Reading {
+                tokens: Some(0),
+                blank: true,
+                ..Reading::default()
+            },
+            Disposition::Unreadable(reason) => Reading {
+                unreadable: Some(reason.clone()),
+                ..Reading::default()
+            },
+            Disposition::Included(_) | Disposition::PathOverBudget { .. } => Reading {
+                tokens: Some(scan.allocation.facts[i].tokens),
+                replaced: scan.allocation.facts[i].replaced,
+                ..Reading::default()
+            },
+        };
+        let included = match disposition {
+            Disposition::Included(k) => scan.result().files.get(*k).map_or(0, |f| f.token_count),
+            _ => 0,
+        };
+        let path_tokens = path_cost(candidate);
+        let used = match status {
+            FileStatus::Ok | FileStatus::Cropped => path_tokens + included,
+            _ => 0,
+        };
+        let link = check_link(candidate.as_path(), canonical_root.as_deref());
+        match &link {
+            LinkCheck::Fine => {}
+            LinkCheck::Outside(target) => warnings.push(Warning::file(
+                WarningKind::SymlinkOutsideRoot,
+                &path,
+                format!(
+                    "symlink resolves to {}, outside the root: any file on the disk can reach the prompt",
+                    target.display()
+                ),
+            )),
+            LinkCheck::Broken(e) => warnings.push(Warning::file(
+                WarningKind::BrokenSymlink,
+                &path,
+                format!("broken symlink ({e})"),
+            )),
+            LinkCheck::Loop => warnings.push(Warning::file(
+                WarningKind::SymlinkLoop,
+                &path,
+                "symlink loop".to_string(),
+            )),
+        }
+        if let Some(repo) = nested.containing(&scan.abs_root, candidate.as_path()) {
+            warnings.push(Warning::file(
+                WarningKind::NestedRepository,
+                &path,
+                format!(
+                    "inside the nested repository {}: text the project does not own reaches the prompt",
+                    repo.display()
+                ),
+            ));
+        }
+        warnings.extend(expansions.remove(candidate.as_bytes()).unwrap_or_default());
+        file_warnings(
+            &mut warnings,
+            &path,
+            status,
+            &reading,
+            included,
+            path_tokens,
+            link == LinkCheck::Fine,
+            config,
+            scan.result(),
+        );
+        files.push(FileAudit {
+            path,
+            status,
+            tokens_counted: reading.tokens,
+            tokens_included: included,
+            path_tokens,
+            budget_share: share(used, config.max_total_tokens),
+        });
+    }
+    if scan.is_dir {
+        let discovered: HashSet<&[u8]> = scan.candidates.iter().map(|c| c.as_bytes()).collect();
+        let missed = find_missed(
+            scan.abs_root.as_os_str().as_bytes(),
+            scanner.matchers(),
+            &discovered,
+        );
+        warnings.extend(missed.iter().map(|m| missed_warning(m, config)));
+    }
+    let totals = totals(&files, scan.result(), warnings.len(), config);
+    RootAudit {
+        root: scan.result().root.clone(),
+        abs_root: scan.abs_root.to_string_lossy().into_owned(),
+        is_dir: scan.is_dir,
+        config_source: source.clone(),
+        config: config.clone(),
+        files,
+        totals,
+        warnings,
+    }
+}
+
+/// Reads and counts a file the budget pass never reached (what it would cost).
+fn read_unreached(
+    candidate: &Candidate,
+    expansions: &mut HashMap<Vec<u8>, Vec<Warning>>,
+) -> Reading {
+    match read_rule_file(candidate.as_path()) {
+        ReadOutcome::Text(decoded) => {
+            let found = host_expansions(&candidate.display(), &decoded.text);
+            if !found.is_empty() {
+                expansions.insert(candidate.as_bytes().to_vec(), found);
+            }
+            Reading {
+                tokens: Some(tokenize::count(&decoded.text) as i64),
+                replaced: decoded.replaced,
+                ..Reading::default()
+            }
+        }
+        ReadOutcome::Blank => Reading {
+            tokens: Some(0),
+            blank: true,
+            ..Reading::default()
+        },
+        ReadOutcome::Unreadable(reason) => Reading {
+            unreadable: Some(reason),
+            ..Reading::default()
+        },
+    }
+}
+
+/// Warnings about the root and its configuration.
+fn root_warnings(
+    scan: &RootScan,
+    config: &Config,
+    source: &ConfigSource,
+    root: &Path,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if !scan.is_dir {
+        warnings.push(Warning::file(
+            WarningKind::RootNotDirectory,
+            &root.to_string_lossy(),
+            "not a directory: nothing is included".to_string(),
+        ));
+    }
+    let config_file = match source {
+        ConfigSource::File(path) => Some(path.to_string_lossy().into_owned()),
+        ConfigSource::Default => None,
+    };
+    for (key, value, low, high) in config.out_of_host_range() {
+        warnings.push(Warning {
+            kind: WarningKind::LimitOutOfRange,
+            path: config_file.clone(),
+            line: None,
+            message: format!("{key} = {value} is outside the host's settings range {low}–{high}"),
+        });
+    }
+    warnings
+}
+
+/// Warnings about one file's reading and budget outcome.
+#[allow(clippy::too_many_arguments)]
+fn file_warnings(
+    warnings: &mut Vec<Warning>,
+    path: &str,
+    status: FileStatus,
+    reading: &Reading,
+    included: i64,
+    path_tokens: i64,
+    link_fine: bool,
+    config: &Config,
+    result: &ScanResult,
+) {
+    if reading.blank {
+        warnings.push(Warning::file(
+            WarningKind::BlankFile,
+            path,
+            "empty or only whitespace: passed over".to_string(),
+        ));
+    }
+    if reading.replaced > 0 {
+        warnings.push(Warning::file(
+            WarningKind::InvalidUtf8,
+            path,
+            format!(
+                "not valid UTF-8: {} invalid sequence(s) replaced by U+FFFD",
+                reading.replaced
+            ),
+        ));
+    }
+    // A broken or looping link is reported as such.
+    if let (Some(reason), true) = (&reading.unreadable, link_fine) {
+        warnings.push(Warning::file(
+            WarningKind::Unreadable,
+            path,
+            format!("cannot be read ({reason})"),
+        ));
+    }
+    let cost = reading
+        .tokens
+        .map_or(String::new(), |n| format!(" (would cost {n} tokens)"));
+    let message = match status {
+        FileStatus::Cropped => Some((
+            WarningKind::Cropped,
+            format!(
+                "cropped to fit: {included} of {} tokens included",
+                reading.tokens.unwrap_or(included)
+            ),
+        )),
+        FileStatus::Skipped => Some((
+            WarningKind::Skipped,
+            format!("skipped to fit: fewer than 51 tokens of budget were left{cost}"),
+        )),
+        FileStatus::OverBudget => Some((
+            WarningKind::Skipped,
+            format!("skipped to fit: its path alone ({path_tokens} tokens) no longer fit the budget{cost}"),
+        )),
+        FileStatus::NotReached if result.files.len() as i64 >= config.max_file_count => Some((
+            WarningKind::Skipped,
+            format!(
+                "not read: max_file_count ({}) was reached before it{cost}",
+                config.max_file_count
+            ),
+        )),
+        FileStatus::NotReached => Some((
+            WarningKind::Skipped,
+            format!("not read: the budget ({} tokens) was exhausted before it{cost}", config.max_total_tokens),
+        )),
+        _ => None,
+    };
+    if let Some((kind, message)) = message {
+        warnings.push(Warning::file(kind, path, message));
+    }
+}
+
+/// The warning for a rule file the scan never discovers.
+fn missed_warning(missed: &Missed, config: &Config) -> Warning {
+    let path = String::from_utf8_lossy(&missed.path).into_owned();
+    let pattern = |p: &Option<(String, usize)>| match p {
+        Some((text, line)) => format!(" by pattern `{text}` (gitignore line {line})"),
+        None => String::new(),
+    };
+    let (kind, message) = match &missed.reason {
+        Reason::TooDeep { dir, depth } => (
+            WarningKind::UndiscoveredTooDeep,
+            format!(
+                "never discovered: {} is at depth {depth}, and only directories shallower than max_depth {} are scanned",
+                if dir.is_empty() { "the root".to_string() } else { format!("{dir}/") },
+                config.max_depth,
+            ),
+        ),
+        Reason::Pruned { dir, pattern: p } => (
+            WarningKind::UndiscoveredPruned,
+            format!("never discovered: inside {dir}/, pruned{}", pattern(p)),
+        ),
+        Reason::Ignored { pattern: p } => (
+            WarningKind::UndiscoveredIgnored,
+            format!("never discovered: dropped{}", pattern(p)),
+        ),
+        Reason::Case => (
+            WarningKind::UndiscoveredCase,
+            format!(
+                "never discovered: the name matches `{}` only if letter case is ignored",
+                config.name_pattern
+            ),
+        ),
+    };
+    Warning::file(kind, &path, message)
+}
+
+/// A share of the budget, rounded to 4 decimals (0 when there is no budget).
+fn share(used: i64, total: i64) -> f64 {
+    if total <= 0 {
+        return 0.0;
+    }
+    (used as f64 / total as f64 * 10_000.0).round() / 10_000.0
+}
+
+fn totals(files: &[FileAudit], result: &ScanResult, warnings: usize, config: &Config) -> Totals {
+    let mut t = Totals {
+        rule_files: files.len(),
+        files: result.files.len(),
+        skipped_count: result.skipped_count,
+        warnings,
+        ..Totals::default()
+    };
+    for f in files {
+        t.tokens_counted += f.tokens_counted.unwrap_or(0);
+        t.tokens_included += f.tokens_included;
+        if matches!(f.status, FileStatus::Ok | FileStatus::Cropped) {
+            t.budget_used += f.path_tokens + f.tokens_included;
+        }
+        match f.status {
+            FileStatus::Ok => t.ok += 1,
+            FileStatus::Cropped => t.cropped += 1,
+            FileStatus::Blank => t.blank += 1,
+            FileStatus::Unreadable => t.unreadable += 1,
+            s if s.is_budget_skip() => t.skipped += 1,
+            _ => {}
+        }
+    }
+    t.budget_share = share(t.budget_used, config.max_total_tokens);
+    t
+}

@@ -1,0 +1,299 @@
+//! The audit's warnings: things about a root's rule files that the scan
+//! itself accepts silently but that change what the agent sees, let text
+//! the project does not own into the prompt, or hide a rule file.
+//!
+//! Kinds are stable `snake_case` strings (see `docs/audit-schema.md`); a
+//! new kind may be added in a later schema version, never renamed.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Serialize, Serializer};
+
+/// What a warning is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WarningKind {
+    /// `{{ include "…" }}` in a rule file: the host replaces it with another file.
+    HostInclude,
+    /// `{{ include original }}` in a rule file: the host replaces it.
+    HostIncludeOriginal,
+    /// `{{name}}` in a rule file: the host replaces it if it has such a variable.
+    HostPlaceholder,
+    /// A rule file reached through a symlink that resolves outside the root.
+    SymlinkOutsideRoot,
+    /// A rule file that is a symlink to nothing.
+    BrokenSymlink,
+    /// A rule file that is a symlink loop.
+    SymlinkLoop,
+    /// A rule file inside a nested repository (a directory below the root holding `.git`).
+    NestedRepository,
+    /// A file named like a rule file in a directory deeper than `max_depth` allows.
+    UndiscoveredTooDeep,
+    /// A file named like a rule file inside a directory the patterns prune.
+    UndiscoveredPruned,
+    /// A file named like a rule file that a pattern drops.
+    UndiscoveredIgnored,
+    /// A file whose name matches `name_pattern` only if letter case is ignored.
+    UndiscoveredCase,
+    /// A rule file that is empty or only whitespace: passed over.
+    BlankFile,
+    /// A rule file that is not valid UTF-8: invalid bytes became U+FFFD.
+    InvalidUtf8,
+    /// A rule file cut to fit the budget.
+    Cropped,
+    /// A rule file the budget left out (status `skipped`, `not_reached` or `over_budget`).
+    Skipped,
+    /// A rule file that cannot be read (permissions, not a regular file, …).
+    Unreadable,
+    /// A limit outside the host settings page's range.
+    LimitOutOfRange,
+    /// The root is not a directory: nothing is included.
+    RootNotDirectory,
+}
+
+impl WarningKind {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [WarningKind; 18] = [
+        WarningKind::HostInclude,
+        WarningKind::HostIncludeOriginal,
+        WarningKind::HostPlaceholder,
+        WarningKind::SymlinkOutsideRoot,
+        WarningKind::BrokenSymlink,
+        WarningKind::SymlinkLoop,
+        WarningKind::NestedRepository,
+        WarningKind::UndiscoveredTooDeep,
+        WarningKind::UndiscoveredPruned,
+        WarningKind::UndiscoveredIgnored,
+        WarningKind::UndiscoveredCase,
+        WarningKind::BlankFile,
+        WarningKind::InvalidUtf8,
+        WarningKind::Cropped,
+        WarningKind::Skipped,
+        WarningKind::Unreadable,
+        WarningKind::LimitOutOfRange,
+        WarningKind::RootNotDirectory,
+    ];
+
+    /// The stable name used in JSON and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningKind::HostInclude => "host_include",
+            WarningKind::HostIncludeOriginal => "host_include_original",
+            WarningKind::HostPlaceholder => "host_placeholder",
+            WarningKind::SymlinkOutsideRoot => "symlink_outside_root",
+            WarningKind::BrokenSymlink => "broken_symlink",
+            WarningKind::SymlinkLoop => "symlink_loop",
+            WarningKind::NestedRepository => "nested_repository",
+            WarningKind::UndiscoveredTooDeep => "undiscovered_too_deep",
+            WarningKind::UndiscoveredPruned => "undiscovered_pruned",
+            WarningKind::UndiscoveredIgnored => "undiscovered_ignored",
+            WarningKind::UndiscoveredCase => "undiscovered_case",
+            WarningKind::BlankFile => "blank_file",
+            WarningKind::InvalidUtf8 => "invalid_utf8",
+            WarningKind::Cropped => "cropped",
+            WarningKind::Skipped => "skipped",
+            WarningKind::Unreadable => "unreadable",
+            WarningKind::LimitOutOfRange => "limit_out_of_range",
+            WarningKind::RootNotDirectory => "root_not_directory",
+        }
+    }
+}
+
+impl fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for WarningKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One warning.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// What it is about.
+    pub kind: WarningKind,
+    /// The file concerned (full path), if any.
+    pub path: Option<String>,
+    /// The 1-based line in that file, where it applies.
+    pub line: Option<usize>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning about `path` (no line).
+    pub fn file(kind: WarningKind, path: &str, message: String) -> Warning {
+        Warning {
+            kind,
+            path: Some(path.to_string()),
+            line: None,
+            message,
+        }
+    }
+}
+
+/// `files.process_includes` of the host: `{{ include 'path' }}` / `{{include"path"}}`.
+static INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"\{\{\s*include\s*['"](.*?)['"]\s*\}\}"#).expect("valid include regex")
+});
+/// The host's prompt-override directive.
+static INCLUDE_ORIGINAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{\{\s*include\s+original\s*\}\}").expect("valid include-original regex")
+});
+/// `files.replace_placeholders_*` of the host replaces `{{key}}` for its variables.
+static PLACEHOLDER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{(\w+)\}\}").expect("valid placeholder regex"));
+
+/// Host expansions in a rule file's text: one warning per occurrence, in
+/// text order, located by line.
+pub fn host_expansions(path: &str, text: &str) -> Vec<Warning> {
+    let mut found: Vec<(usize, WarningKind, String)> = Vec::new();
+    for m in INCLUDE.find_iter(text) {
+        found.push((
+            m.start(),
+            WarningKind::HostInclude,
+            format!(
+                "`{}` is replaced by another file when the host renders it",
+                m.as_str()
+            ),
+        ));
+    }
+    for m in INCLUDE_ORIGINAL.find_iter(text) {
+        found.push((
+            m.start(),
+            WarningKind::HostIncludeOriginal,
+            format!(
+                "`{}` is replaced by the original prompt when the host renders it",
+                m.as_str()
+            ),
+        ));
+    }
+    for m in PLACEHOLDER.find_iter(text) {
+        found.push((
+            m.start(),
+            WarningKind::HostPlaceholder,
+            format!(
+                "`{}` is replaced if the host has a variable of that name",
+                m.as_str()
+            ),
+        ));
+    }
+    found.sort_by_key(|f| f.0);
+    let mut line = 1;
+    let mut counted_to = 0;
+    found
+        .into_iter()
+        .map(|(offset, kind, message)| {
+            line += text.as_bytes()[counted_to..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            counted_to = offset;
+            Warning {
+                kind,
+                path: Some(path.to_string()),
+                line: Some(line),
+                message,
+            }
+        })
+        .collect()
+}
+
+/// What a rule file's symlink (if it is one) resolves to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkCheck {
+    /// Not a symlink, or one that stays inside the root.
+    Fine,
+    /// Resolves to this path, outside the root.
+    Outside(PathBuf),
+    /// Points at nothing (or through something unreadable); the error.
+    Broken(String),
+    /// Loops.
+    Loop,
+}
+
+/// Checks the rule file at `path` against the root's canonical path
+/// (`None` when the root itself cannot be resolved).
+pub fn check_link(path: &Path, canonical_root: Option<&Path>) -> LinkCheck {
+    let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return LinkCheck::Fine;
+    }
+    match fs::canonicalize(path) {
+        Ok(target) => match canonical_root {
+            Some(root) if !target.starts_with(root) => LinkCheck::Outside(target),
+            _ => LinkCheck::Fine,
+        },
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => LinkCheck::Loop,
+        Err(e) => LinkCheck::Broken(e.to_string()),
+    }
+}
+
+/// Finds nested repositories: directories strictly below the root that hold
+/// a `.git` (directory, or file as in submodules and worktrees). Remembers
+/// every directory it has looked at.
+#[derive(Debug, Default)]
+pub struct NestedRepos {
+    holds_git: HashMap<PathBuf, bool>,
+}
+
+impl NestedRepos {
+    /// The outermost nested repository containing `file`, a path below `root`.
+    pub fn containing(&mut self, root: &Path, file: &Path) -> Option<PathBuf> {
+        let rel = file.strip_prefix(root).ok()?;
+        let mut dir = root.to_path_buf();
+        let components: Vec<_> = rel.components().collect();
+        // The last component is the file itself.
+        for component in components.iter().take(components.len().saturating_sub(1)) {
+            dir.push(component);
+            let holds = *self
+                .holds_git
+                .entry(dir.clone())
+                .or_insert_with(|| fs::symlink_metadata(dir.join(".git")).is_ok());
+            if holds {
+                return Some(dir);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansions_are_located_by_line() {
+        let text =
+            "a {{x}}\nb\n{{ include \"y.md\" }} {{include original}}\n{{ not }} {{include'z'}}";
+        let got: Vec<(WarningKind, Option<usize>)> = host_expansions("/r/f", text)
+            .into_iter()
+            .map(|w| (w.kind, w.line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (WarningKind::HostPlaceholder, Some(1)),
+                (WarningKind::HostInclude, Some(3)),
+                (WarningKind::HostIncludeOriginal, Some(3)),
+                (WarningKind::HostInclude, Some(4)),
+            ]
+        );
+    }
+
+    #[test]
+    fn kind_names_are_unique() {
+        let mut names: Vec<_> = WarningKind::ALL.iter().map(|k| k.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), WarningKind::ALL.len());
+    }
+}

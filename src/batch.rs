@@ -1,0 +1,176 @@
+//! Many roots, each with the configuration the host would give it.
+//!
+//! [`Batch::plan`] resolves every root's configuration (see
+//! [`crate::project`]) and compiles one [`Scanner`] per distinct
+//! configuration, so a thousand roots without project files still share one
+//! set of compiled patterns. [`Batch::run`] then does any per-root work on
+//! the shared rayon pool and hands results out in input order, a window of
+//! roots at a time, so memory grows with the window, not with the number of
+//! roots.
+
+use std::collections::HashMap;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::config::Config;
+use crate::discover::path::abspath;
+use crate::error::Error;
+use crate::project::{ConfigSource, Resolved, Resolver};
+use crate::scan::{RootScan, Scanner};
+
+/// Roots worked on concurrently before their results are handed out.
+const WINDOW: usize = 256;
+
+/// One root of a batch and the configuration decided for it.
+#[derive(Clone, Debug)]
+pub struct PlannedRoot {
+    /// The root as given.
+    pub root: PathBuf,
+    /// The root made absolute lexically (`None` for a relative root when
+    /// the current directory is gone).
+    pub abs_root: Option<PathBuf>,
+    /// Which configuration file applied.
+    pub source: ConfigSource,
+    scanner: usize,
+}
+
+/// Roots with their resolved configurations and compiled scanners.
+#[derive(Debug)]
+pub struct Batch {
+    scanners: Vec<Scanner>,
+    roots: Vec<PlannedRoot>,
+}
+
+impl Batch {
+    /// Resolves each root's configuration with `resolver` and compiles the
+    /// distinct ones. Fails, before anything is walked, on the first root
+    /// whose configuration file is broken or whose patterns the reference
+    /// would reject.
+    pub fn plan<P: AsRef<Path> + Sync>(roots: &[P], resolver: &Resolver) -> Result<Batch, Error> {
+        let cwd = std::env::current_dir().ok().map(PathBuf::into_os_string);
+        let resolved: Vec<(Option<PathBuf>, Resolved)> = roots
+            .par_iter()
+            .map(|root| {
+                let abs = absolute(root.as_ref(), cwd.as_deref().map(|c| c.as_bytes()));
+                resolver.resolve(abs.as_deref()).map(|r| (abs, r))
+            })
+            .collect::<Result<_, Error>>()?;
+        let mut scanners: Vec<Scanner> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut planned = Vec::with_capacity(roots.len());
+        for (root, (abs_root, resolved)) in roots.iter().zip(resolved) {
+            let scanner = scanner_index(&mut scanners, &mut index, resolved.config)?;
+            planned.push(PlannedRoot {
+                root: root.as_ref().to_path_buf(),
+                abs_root,
+                source: resolved.source,
+                scanner,
+            });
+        }
+        Ok(Batch {
+            scanners,
+            roots: planned,
+        })
+    }
+
+    /// The planned roots, in input order.
+    pub fn roots(&self) -> &[PlannedRoot] {
+        &self.roots
+    }
+
+    /// The scanner (and so the configuration) of `root`.
+    pub fn scanner(&self, root: &PlannedRoot) -> &Scanner {
+        &self.scanners[root.scanner]
+    }
+
+    /// Runs `work` for every root (with its index) on the rayon pool and
+    /// hands each result to `sink` with the root's index, in input order.
+    pub fn run<R: Send>(
+        &self,
+        work: impl Fn(usize, &PlannedRoot, &Scanner) -> R + Sync,
+        mut sink: impl FnMut(usize, &PlannedRoot, R),
+    ) {
+        for (w, window) in self.roots.chunks(WINDOW).enumerate() {
+            let start = w * WINDOW;
+            let results: Vec<R> = window
+                .par_iter()
+                .enumerate()
+                .map(|(k, root)| work(start + k, root, self.scanner(root)))
+                .collect();
+            for (k, (root, result)) in window.iter().zip(results).enumerate() {
+                sink(start + k, root, result);
+            }
+        }
+    }
+
+    /// Scans every root with its own configuration, in input order.
+    pub fn scan(&self, sink: impl FnMut(usize, &PlannedRoot, RootScan)) {
+        self.run(|_, root, scanner| scanner.scan_detailed(&root.root), sink);
+    }
+}
+
+/// `os.path.abspath(root)`; `None` for a relative root without a current directory.
+fn absolute(root: &Path, cwd: Option<&[u8]>) -> Option<PathBuf> {
+    let bytes = root.as_os_str().as_bytes();
+    let cwd = match (bytes.first(), cwd) {
+        (Some(b'/'), _) => &b"/"[..],
+        (_, Some(cwd)) => cwd,
+        (_, None) => return None,
+    };
+    Some(PathBuf::from(std::ffi::OsString::from_vec(abspath(
+        bytes, cwd,
+    ))))
+}
+
+/// The index of the scanner for `config`, compiling it on first use.
+fn scanner_index(
+    scanners: &mut Vec<Scanner>,
+    index: &mut HashMap<String, usize>,
+    config: Config,
+) -> Result<usize, Error> {
+    // The six keys in a fixed order make a faithful key (Config has no Hash).
+    let key = serde_json::to_string(&config).unwrap_or_default();
+    if let Some(&i) = index.get(&key) {
+        return Ok(i);
+    }
+    scanners.push(Scanner::new(config)?);
+    index.insert(key, scanners.len() - 1);
+    Ok(scanners.len() - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_scanners_and_keeps_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        for root in [&a, &b, &c] {
+            std::fs::create_dir_all(root).unwrap();
+        }
+        let file = crate::project::project_config_path(&b, None);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, r#"{"max_file_count": 1}"#).unwrap();
+        let batch = Batch::plan(&[&a, &b, &c], &Resolver::default()).unwrap();
+        assert_eq!(batch.scanners.len(), 2);
+        let sources: Vec<_> = batch.roots().iter().map(|r| r.source.clone()).collect();
+        assert_eq!(
+            sources,
+            vec![
+                ConfigSource::Default,
+                ConfigSource::File(file),
+                ConfigSource::Default
+            ]
+        );
+        let mut seen = Vec::new();
+        batch.scan(|i, root, scan| seen.push((i, root.root.clone(), scan.is_dir)));
+        assert_eq!(seen, vec![(0, a, true), (1, b, true), (2, c, true)]);
+    }
+}

@@ -1,0 +1,392 @@
+//! `promptinclude audit`: the readable report (or JSON Lines), the summary
+//! over all roots, and the CI gates.
+//!
+//! The facts come from [`promptinclude::audit::audit_root`], run on every
+//! root in parallel and printed in input order; this module only formats
+//! them and decides the exit status.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+
+use anyhow::Result;
+use promptinclude::audit::{audit_root, FileStatus, RootAudit, SCHEMA};
+use promptinclude::batch::Batch;
+use serde::Serialize;
+
+use super::args::{AuditArgs, ColorWhen, FailOn};
+use super::exit::ExitStatus;
+use super::progress::Progress;
+use super::settings::{collect_roots, init_threads, resolver};
+
+/// One JSON Lines record: the schema and record type, then the data.
+#[derive(Serialize)]
+struct Record<'a, T: Serialize> {
+    schema: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    data: &'a T,
+}
+
+/// A failed gate: one line on stderr, one entry in the JSON summary.
+#[derive(Clone, Debug, Serialize)]
+struct Failure {
+    root: String,
+    path: Option<String>,
+    reason: String,
+}
+
+/// Sums over all roots.
+#[derive(Default, Serialize)]
+struct Summary {
+    roots: usize,
+    rule_files: usize,
+    files: usize,
+    tokens_counted: i64,
+    tokens_included: i64,
+    cropped: usize,
+    skipped: usize,
+    blank: usize,
+    unreadable: usize,
+    warnings: usize,
+    warnings_by_kind: BTreeMap<&'static str, usize>,
+    failures: Vec<Failure>,
+}
+
+impl Summary {
+    fn add(&mut self, report: &RootAudit) {
+        let t = &report.totals;
+        self.roots += 1;
+        self.rule_files += t.rule_files;
+        self.files += t.files;
+        self.tokens_counted += t.tokens_counted;
+        self.tokens_included += t.tokens_included;
+        self.cropped += t.cropped;
+        self.skipped += t.skipped;
+        self.blank += t.blank;
+        self.unreadable += t.unreadable;
+        self.warnings += t.warnings;
+        for w in &report.warnings {
+            *self.warnings_by_kind.entry(w.kind.as_str()).or_default() += 1;
+        }
+    }
+}
+
+/// The gates asked for on the command line.
+struct Gates {
+    cropped: bool,
+    skipped: bool,
+    warning: bool,
+    max_tokens: Option<u64>,
+}
+
+impl Gates {
+    fn new(args: &AuditArgs) -> Gates {
+        Gates {
+            cropped: args.fail_on.contains(&FailOn::Cropped),
+            skipped: args.fail_on.contains(&FailOn::Skipped),
+            warning: args.fail_on.contains(&FailOn::Warning),
+            max_tokens: args.max_tokens,
+        }
+    }
+
+    /// Every failure of one root, files first.
+    fn check(&self, report: &RootAudit) -> Vec<Failure> {
+        let failure = |path: Option<&str>, reason: String| Failure {
+            root: report.root.clone(),
+            path: path.map(str::to_string),
+            reason,
+        };
+        let mut out = Vec::new();
+        for f in &report.files {
+            if self.cropped && f.status == FileStatus::Cropped {
+                out.push(failure(
+                    Some(&f.path),
+                    format!(
+                        "cropped ({} of {} tokens included)",
+                        f.tokens_included,
+                        f.tokens_counted.unwrap_or(f.tokens_included)
+                    ),
+                ));
+            }
+            if self.skipped && f.status.is_budget_skip() {
+                out.push(failure(
+                    Some(&f.path),
+                    format!("skipped by the budget ({})", f.status.as_str()),
+                ));
+            }
+        }
+        if self.warning {
+            for w in &report.warnings {
+                let reason = match w.line {
+                    Some(line) => format!("warning {} (line {line}): {}", w.kind, w.message),
+                    None => format!("warning {}: {}", w.kind, w.message),
+                };
+                out.push(failure(w.path.as_deref(), reason));
+            }
+        }
+        if let Some(max) = self.max_tokens {
+            let included = report.totals.tokens_included;
+            if u64::try_from(included).unwrap_or(0) > max {
+                out.push(failure(
+                    None,
+                    format!("{included} tokens included, more than --max-tokens {max}"),
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// Whether to colour: never with a non-empty NO_COLOR, else as asked.
+fn use_color(when: ColorWhen) -> bool {
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => std::io::stdout().is_terminal(),
+    }
+}
+
+/// ANSI styling that is a no-op when colour is off.
+#[derive(Clone, Copy)]
+struct Paint(bool);
+
+impl Paint {
+    fn code(self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn status(self, status: FileStatus, text: &str) -> String {
+        let code = match status {
+            FileStatus::Ok => "32",
+            FileStatus::Cropped => "33",
+            FileStatus::Blank | FileStatus::Unreadable => "35",
+            FileStatus::Skipped | FileStatus::NotReached | FileStatus::OverBudget => "31",
+        };
+        self.code(code, text)
+    }
+}
+
+/// `promptinclude audit`.
+pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
+    let resolver = resolver(&args.config)?;
+    let roots = collect_roots(&args.roots)?;
+    init_threads(args.roots.threads)?;
+    let batch = Batch::plan(&roots, &resolver)?;
+    let gates = Gates::new(args);
+    let paint = Paint(!args.json && use_color(args.color));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut summary = Summary::default();
+    let mut status = ExitStatus::Success;
+    let mut progress = Progress::new(roots.len());
+    let mut write_result = Ok(());
+    batch.run(
+        |_, planned, scanner| audit_root(scanner, &planned.root, &planned.source),
+        |i, _, report| {
+            if write_result.is_err() {
+                return;
+            }
+            if !report.is_dir {
+                status = status.merge(ExitStatus::Problems);
+            }
+            summary.add(&report);
+            summary.failures.extend(gates.check(&report));
+            write_result = if args.json {
+                write_record(&mut out, "root", &report)
+            } else {
+                write_report(&mut out, &report, paint)
+            };
+            progress.tick(i + 1);
+        },
+    );
+    progress.finish();
+    write_result?;
+    if args.json {
+        write_record(&mut out, "summary", &summary)?;
+    } else {
+        write_summary(&mut out, &summary, paint)?;
+    }
+    out.flush()?;
+    for f in &summary.failures {
+        match &f.path {
+            Some(path) => eprintln!("promptinclude: gate: {}: {path}: {}", f.root, f.reason),
+            None => eprintln!("promptinclude: gate: {}: {}", f.root, f.reason),
+        }
+    }
+    if !summary.failures.is_empty() {
+        status = status.merge(ExitStatus::Problems);
+    }
+    Ok(status)
+}
+
+fn write_record<T: Serialize>(
+    out: &mut impl Write,
+    kind: &'static str,
+    data: &T,
+) -> std::io::Result<()> {
+    let record = Record {
+        schema: SCHEMA,
+        kind,
+        data,
+    };
+    serde_json::to_writer(&mut *out, &record)?;
+    out.write_all(b"\n")
+}
+
+/// `path` relative to the root when it is below it.
+fn relative<'a>(path: &'a str, abs_root: &str) -> &'a str {
+    let prefix = abs_root.trim_end_matches('/');
+    path.strip_prefix(prefix)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(path)
+}
+
+fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::io::Result<()> {
+    let title = if report.root == report.abs_root {
+        report.root.clone()
+    } else {
+        format!("{} ({})", report.root, report.abs_root)
+    };
+    writeln!(out, "{}", paint.code("1", &title))?;
+    writeln!(out, "config: {}", report.config_source)?;
+    let rows: Vec<[String; 4]> = report
+        .files
+        .iter()
+        .map(|f| {
+            let included = matches!(f.status, FileStatus::Ok | FileStatus::Cropped);
+            [
+                f.tokens_counted.map_or("-".to_string(), |n| n.to_string()),
+                if included {
+                    f.tokens_included.to_string()
+                } else {
+                    "-".to_string()
+                },
+                if included {
+                    percent(f.budget_share)
+                } else {
+                    "-".to_string()
+                },
+                relative(&f.path, &report.abs_root).to_string(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        writeln!(out, "no rule files")?;
+    } else {
+        let status_w = report
+            .files
+            .iter()
+            .map(|f| f.status.as_str().len())
+            .max()
+            .unwrap_or(0)
+            .max("STATUS".len());
+        let header = ["COUNTED", "INCLUDED", "BUDGET"];
+        let widths: Vec<usize> = (0..3)
+            .map(|c| {
+                rows.iter()
+                    .map(|r| r[c].len())
+                    .max()
+                    .unwrap_or(0)
+                    .max(header[c].len())
+            })
+            .collect();
+        writeln!(
+            out,
+            "  {:<status_w$}  {:>w0$}  {:>w1$}  {:>w2$}  FILE",
+            "STATUS",
+            header[0],
+            header[1],
+            header[2],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+        )?;
+        for (f, row) in report.files.iter().zip(&rows) {
+            let status = format!("{:<status_w$}", f.status.as_str());
+            writeln!(
+                out,
+                "  {}  {:>w0$}  {:>w1$}  {:>w2$}  {}",
+                paint.status(f.status, &status),
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2],
+            )?;
+        }
+    }
+    if !report.warnings.is_empty() {
+        writeln!(out, "warnings:")?;
+        let kind_w = report
+            .warnings
+            .iter()
+            .map(|w| w.kind.as_str().len())
+            .max()
+            .unwrap_or(0);
+        for w in &report.warnings {
+            let kind = format!("{:<kind_w$}", w.kind.as_str());
+            let mut place = w
+                .path
+                .as_deref()
+                .map(|p| relative(p, &report.abs_root).to_string())
+                .unwrap_or_default();
+            if let Some(line) = w.line {
+                place.push_str(&format!(":{line}"));
+            }
+            if !place.is_empty() {
+                place.push_str(": ");
+            }
+            writeln!(out, "  {}  {place}{}", paint.code("33", &kind), w.message)?;
+        }
+    }
+    let t = &report.totals;
+    writeln!(
+        out,
+        "total: {} rule files, {} included ({} cropped), {} skipped, {} blank, {} unreadable; \
+         {} of {} tokens included; budget {} of {} ({}); {} warnings",
+        t.rule_files,
+        t.files,
+        t.cropped,
+        t.skipped,
+        t.blank,
+        t.unreadable,
+        t.tokens_included,
+        t.tokens_counted,
+        t.budget_used,
+        report.config.max_total_tokens,
+        percent(t.budget_share),
+        t.warnings,
+    )?;
+    writeln!(out)
+}
+
+fn write_summary(out: &mut impl Write, s: &Summary, paint: Paint) -> std::io::Result<()> {
+    let line = format!(
+        "summary: {} roots, {} rule files, {} of {} tokens included, {} cropped, {} skipped, {} warnings",
+        s.roots, s.rule_files, s.tokens_included, s.tokens_counted, s.cropped, s.skipped, s.warnings
+    );
+    writeln!(out, "{}", paint.code("1", &line))?;
+    if !s.failures.is_empty() {
+        writeln!(
+            out,
+            "{}",
+            paint.code("31", &format!("{} gate failure(s)", s.failures.len()))
+        )?;
+    }
+    Ok(())
+}

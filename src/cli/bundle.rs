@@ -1,0 +1,289 @@
+//! `promptinclude bundle` and `promptinclude verify`.
+//!
+//! A bundle is written whole or not at all: everything goes into a
+//! temporary directory next to the target, is flushed to disk, and only then
+//! takes the target's place (on Linux by an atomic exchange with the
+//! previous bundle, elsewhere by two renames). An interrupted run leaves at
+//! most a `.promptinclude-tmp-*` directory beside the target, never a
+//! half-written bundle. An existing directory is replaced only if it is
+//! empty or holds a bundle (`manifest.json`), so a mistyped `--out` cannot
+//! wipe unrelated files.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use promptinclude::batch::Batch;
+use promptinclude::bundle::{bundle_root, verify_root, Manifest, MANIFEST_FILE, MANIFEST_SCHEMA};
+
+use super::args::{BundleArgs, VerifyArgs};
+use super::atomic::TEMP_PREFIX;
+use super::commands::{check_root, section_file_name};
+use super::exit::ExitStatus;
+use super::progress::Progress;
+use super::settings::{collect_roots, init_threads, resolver};
+
+/// A directory that is removed on drop unless it was moved into place.
+struct TempDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// `promptinclude bundle`.
+pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
+    let resolver = resolver(&args.config)?;
+    let roots = collect_roots(&args.roots)?;
+    init_threads(args.roots.threads)?;
+    let batch = Batch::plan(&roots, &resolver)?;
+    let (parent, name) = split_target(&args.out)?;
+    ensure_replaceable(&args.out)?;
+    let mut temp = TempDir {
+        path: parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id())),
+        keep: false,
+    };
+    let roots_dir = temp.path.join("roots");
+    fs::create_dir_all(&roots_dir)
+        .with_context(|| format!("cannot create {}", roots_dir.display()))?;
+    let mut entries = Vec::with_capacity(roots.len());
+    let mut status = ExitStatus::Success;
+    let mut progress = Progress::new(roots.len());
+    let mut failure = Ok(());
+    batch.run(
+        |_, planned, scanner| bundle_root(scanner, &planned.root),
+        |i, planned, bundled| {
+            if failure.is_err() {
+                return;
+            }
+            status = status.merge(check_root(bundled.is_dir, &planned.root));
+            let section = format!(
+                "roots/{}",
+                section_file_name(i, Path::new(&bundled.abs_root))
+            );
+            let scan = format!("{}.json", section.trim_end_matches(".md"));
+            failure = write_synced(&temp.path.join(&section), bundled.section.as_bytes())
+                .and_then(|()| write_synced(&temp.path.join(&scan), bundled.scan_line.as_bytes()));
+            entries.push(bundled.entry(
+                &planned.source,
+                batch.scanner(planned).config(),
+                section,
+                scan,
+            ));
+            progress.tick(i + 1);
+        },
+    );
+    progress.finish();
+    failure?;
+    let manifest = Manifest {
+        schema: MANIFEST_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        settings: resolver,
+        roots: entries,
+    };
+    let mut json = serde_json::to_vec_pretty(&manifest)?;
+    json.push(b'\n');
+    write_synced(&temp.path.join(MANIFEST_FILE), &json)?;
+    sync_dir(&roots_dir)?;
+    sync_dir(&temp.path)?;
+    replace_dir(&temp.path, &args.out)?;
+    temp.keep = true;
+    sync_dir(parent)?;
+    Ok(status)
+}
+
+/// The target's parent directory and file name; refuses `.`, `..` and `/`.
+fn split_target(out: &Path) -> Result<(&Path, String)> {
+    let Some(name) = out.file_name() else {
+        bail!(
+            "--out {}: give the bundle directory a name (not `.`, `..` or `/`)",
+            out.display()
+        );
+    };
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Ok((parent, name.to_string_lossy().into_owned()))
+}
+
+/// Fails unless `out` is missing, an empty directory, or a bundle.
+fn ensure_replaceable(out: &Path) -> Result<()> {
+    let meta = match fs::symlink_metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", out.display())),
+        Ok(meta) => meta,
+    };
+    if !meta.is_dir() {
+        bail!("--out {}: exists and is not a directory", out.display());
+    }
+    let empty = fs::read_dir(out)
+        .with_context(|| format!("cannot list {}", out.display()))?
+        .next()
+        .is_none();
+    if !empty && !out.join(MANIFEST_FILE).is_file() {
+        bail!(
+            "--out {}: exists and is not a bundle (no {MANIFEST_FILE}); refusing to replace it",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Writes a new file and flushes it to disk.
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file =
+        fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Flushes a directory's entries to disk.
+fn sync_dir(dir: &Path) -> Result<()> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("cannot sync {}", dir.display()))
+}
+
+/// Puts the complete directory `new` at `target`; a previous bundle there
+/// is removed only after the new one is in place.
+fn replace_dir(new: &Path, target: &Path) -> Result<()> {
+    let context = || format!("cannot move the bundle into {}", target.display());
+    if fs::symlink_metadata(target).is_err() {
+        return fs::rename(new, target).with_context(context);
+    }
+    if exchange(new, target)? {
+        // `new` now holds the previous bundle.
+        return fs::remove_dir_all(new)
+            .with_context(|| format!("cannot remove the old bundle {}", new.display()));
+    }
+    let old = new.with_file_name(format!(
+        "{TEMP_PREFIX}old-{}-{}",
+        std::process::id(),
+        target
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    ));
+    fs::rename(target, &old).with_context(context)?;
+    if let Err(e) = fs::rename(new, target) {
+        let _ = fs::rename(&old, target);
+        return Err(e).with_context(context);
+    }
+    fs::remove_dir_all(&old)
+        .with_context(|| format!("cannot remove the old bundle {}", old.display()))
+}
+
+/// Atomically swaps two paths (Linux `renameat2(RENAME_EXCHANGE)`); `false`
+/// when the system or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both arguments are valid NUL-terminated paths that outlive the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::ENOTSUP) => Ok(false),
+        _ => Err(err).context("cannot exchange the new bundle with the old one"),
+    }
+}
+
+/// Atomically swaps two paths; not available here.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> Result<bool> {
+    Ok(false)
+}
+
+/// `promptinclude verify`.
+pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
+    init_threads(args.threads)?;
+    let (dir, manifest_path) = if args.dir.is_dir() {
+        (args.dir.clone(), args.dir.join(MANIFEST_FILE))
+    } else {
+        let dir = args
+            .dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        (dir, args.dir.clone())
+    };
+    let bytes = fs::read(&manifest_path)
+        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
+    let manifest: Manifest = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{}: not a promptinclude bundle manifest",
+            manifest_path.display()
+        )
+    })?;
+    if manifest.schema != MANIFEST_SCHEMA {
+        bail!(
+            "{}: manifest schema {} is not supported (this tool reads {MANIFEST_SCHEMA})",
+            manifest_path.display(),
+            manifest.schema
+        );
+    }
+    let abs_roots: Vec<PathBuf> = manifest
+        .roots
+        .iter()
+        .map(|r| PathBuf::from(&r.abs_root))
+        .collect();
+    let batch = Batch::plan(&abs_roots, &manifest.settings)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut stale = 0;
+    let mut write_result = Ok(());
+    let mut progress = Progress::new(abs_roots.len());
+    batch.run(
+        |i, planned, scanner| verify_root(&manifest.roots[i], &planned.source, scanner, &dir),
+        |i, _, reasons| {
+            progress.tick(i + 1);
+            if reasons.is_empty() || write_result.is_err() {
+                return;
+            }
+            stale += 1;
+            write_result = writeln!(
+                out,
+                "{}: stale: {}",
+                manifest.roots[i].abs_root,
+                reasons.join("; ")
+            );
+        },
+    );
+    progress.finish();
+    write_result?;
+    writeln!(
+        out,
+        "verify: {stale} of {} roots stale",
+        manifest.roots.len()
+    )?;
+    out.flush()?;
+    Ok(if stale > 0 {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Success
+    })
+}
