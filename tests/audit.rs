@@ -66,7 +66,11 @@ fn warnings(record: &Value) -> Vec<(String, String, Option<u64>)> {
                 .strip_prefix(&format!("{root}/"))
                 .unwrap_or(path)
                 .to_string();
-            (w["kind"].as_str().unwrap().to_string(), rel, w["line"].as_u64())
+            (
+                w["kind"].as_str().unwrap().to_string(),
+                rel,
+                w["line"].as_u64(),
+            )
         })
         .collect()
 }
@@ -96,7 +100,13 @@ fn host_expansions_are_located_by_line() {
     let (roots, summary, o) = audit_json(&["."], dir.path());
     assert_eq!(o.status.code(), Some(0), "warnings alone do not fail");
     let ws = warnings(&roots[0]);
-    let want = |kind: &str, line| (kind.to_string(), "a.promptinclude.md".to_string(), Some(line));
+    let want = |kind: &str, line| {
+        (
+            kind.to_string(),
+            "a.promptinclude.md".to_string(),
+            Some(line),
+        )
+    };
     assert_eq!(
         ws,
         vec![
@@ -116,18 +126,31 @@ fn symlinks_outside_broken_and_looping() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "inside.md", "inside");
-    symlink(outside.path().join("secret.txt"), root.join("out.promptinclude.md")).unwrap();
+    symlink(
+        outside.path().join("secret.txt"),
+        root.join("out.promptinclude.md"),
+    )
+    .unwrap();
     symlink("inside.md", root.join("in.promptinclude.md")).unwrap();
     symlink("nowhere", root.join("broken.promptinclude.md")).unwrap();
     symlink("loop.promptinclude.md", root.join("loop.promptinclude.md")).unwrap();
     let (roots, _, _) = audit_json(&["."], root);
     let ws = warnings(&roots[0]);
-    assert!(has(&ws, "symlink_outside_root", "out.promptinclude.md"), "{ws:?}");
+    assert!(
+        has(&ws, "symlink_outside_root", "out.promptinclude.md"),
+        "{ws:?}"
+    );
     assert!(message(&roots[0], "symlink_outside_root").contains("secret.txt"));
-    assert!(has(&ws, "broken_symlink", "broken.promptinclude.md"), "{ws:?}");
+    assert!(
+        has(&ws, "broken_symlink", "broken.promptinclude.md"),
+        "{ws:?}"
+    );
     assert!(has(&ws, "symlink_loop", "loop.promptinclude.md"), "{ws:?}");
     // A link that stays inside the root is fine; broken links are not also "unreadable".
-    assert!(!ws.iter().any(|(_, p, _)| p == "in.promptinclude.md"), "{ws:?}");
+    assert!(
+        !ws.iter().any(|(_, p, _)| p == "in.promptinclude.md"),
+        "{ws:?}"
+    );
     assert!(!ws.iter().any(|(k, _, _)| k == "unreadable"), "{ws:?}");
 }
 
@@ -151,7 +174,10 @@ fn rule_files_in_nested_repositories() {
         .collect();
     assert_eq!(
         nested,
-        vec!["mod/m.promptinclude.md", "vendor/lib/sub/theirs.promptinclude.md"]
+        vec![
+            "mod/m.promptinclude.md",
+            "vendor/lib/sub/theirs.promptinclude.md"
+        ]
     );
     assert!(message(&roots[0], "nested_repository").contains("/mod"));
 }
@@ -161,13 +187,28 @@ fn rule_files_never_discovered() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "top.promptinclude.md", "found");
-    write(root, "a/b/deep.promptinclude.md", "too deep for max_depth 2");
+    write(
+        root,
+        "a/b/deep.promptinclude.md",
+        "too deep for max_depth 2",
+    );
     write(root, "node_modules/pkg/vendor.promptinclude.md", "pruned");
     write(root, "docs/Style.PromptInclude.md", "wrong case");
-    write(root, "docs/drop.promptinclude.md", "ignored by a file pattern");
-    write(root, "node_modules/pkg/Other.PROMPTINCLUDE.md", "out of reach first");
+    write(
+        root,
+        "docs/drop.promptinclude.md",
+        "ignored by a file pattern",
+    );
+    write(
+        root,
+        "node_modules/pkg/Other.PROMPTINCLUDE.md",
+        "out of reach first",
+    );
     fs::write(root.join("ignore"), "**/node_modules/**\ndocs/drop*\n").unwrap();
-    let (roots, _, o) = audit_json(&["--max-depth", "2", "--gitignore-file", "ignore", "."], root);
+    let (roots, _, o) = audit_json(
+        &["--max-depth", "2", "--gitignore-file", "ignore", "."],
+        root,
+    );
     assert_eq!(o.status.code(), Some(0));
     let ws = warnings(&roots[0]);
     let undiscovered: Vec<(String, String)> = ws
@@ -182,7 +223,10 @@ fn rule_files_never_discovered() {
             pair("undiscovered_too_deep", "a/b/deep.promptinclude.md"),
             pair("undiscovered_case", "docs/Style.PromptInclude.md"),
             pair("undiscovered_ignored", "docs/drop.promptinclude.md"),
-            pair("undiscovered_pruned", "node_modules/pkg/vendor.promptinclude.md"),
+            pair(
+                "undiscovered_pruned",
+                "node_modules/pkg/vendor.promptinclude.md"
+            ),
         ]
     );
     assert!(message(&roots[0], "undiscovered_pruned").contains("**/node_modules/**"));
@@ -209,7 +253,11 @@ fn blank_invalid_unreadable_cropped_and_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "a-blank.promptinclude.md", " \n\u{3000}\n");
-    write(root, "b-invalid.promptinclude.md", b"ok \xff then \xe2\x82 and \xc3".as_slice());
+    write(
+        root,
+        "b-invalid.promptinclude.md",
+        b"ok \xff then \xe2\x82 and \xc3".as_slice(),
+    );
     let fifo = root.join("c-fifo.promptinclude.md");
     let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
@@ -219,8 +267,15 @@ fn blank_invalid_unreadable_cropped_and_skipped() {
     let r = &roots[0];
     let ws = warnings(r);
     assert!(has(&ws, "blank_file", "a-blank.promptinclude.md"), "{ws:?}");
-    assert!(has(&ws, "invalid_utf8", "b-invalid.promptinclude.md"), "{ws:?}");
-    assert!(message(r, "invalid_utf8").contains("3 invalid"), "{}", message(r, "invalid_utf8"));
+    assert!(
+        has(&ws, "invalid_utf8", "b-invalid.promptinclude.md"),
+        "{ws:?}"
+    );
+    assert!(
+        message(r, "invalid_utf8").contains("3 invalid"),
+        "{}",
+        message(r, "invalid_utf8")
+    );
     assert!(has(&ws, "unreadable", "c-fifo.promptinclude.md"), "{ws:?}");
     assert!(has(&ws, "cropped", "d-big.promptinclude.md"), "{ws:?}");
     assert!(has(&ws, "skipped", "e-late.promptinclude.md"), "{ws:?}");
@@ -230,7 +285,10 @@ fn blank_invalid_unreadable_cropped_and_skipped() {
         .iter()
         .map(|f| f["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["blank", "ok", "unreadable", "cropped", "not_reached"]);
+    assert_eq!(
+        statuses,
+        ["blank", "ok", "unreadable", "cropped", "not_reached"]
+    );
     // A file the budget never read is still counted: what it would cost.
     let late = &r["files"][4];
     assert_eq!(late["tokens_included"], 0);
@@ -249,7 +307,11 @@ fn path_over_budget_and_skipped_status_are_skipped_warnings() {
     // Path costs depend on the temporary directory's name: measure them.
     let (roots, _, _) = audit_json(&["."], root);
     let n = |i: usize, key: &str| roots[0]["files"][i][key].as_i64().unwrap();
-    let (path_a, text_a, path_b) = (n(0, "path_tokens"), n(0, "tokens_counted"), n(1, "path_tokens"));
+    let (path_a, text_a, path_b) = (
+        n(0, "path_tokens"),
+        n(0, "tokens_counted"),
+        n(1, "path_tokens"),
+    );
     let statuses = |budget: i64| {
         let (roots, _, _) = audit_json(&["--max-total-tokens", &budget.to_string(), "."], root);
         let got: Vec<String> = roots[0]["files"]
@@ -276,7 +338,14 @@ fn limits_outside_host_range_and_non_directory_root() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "a.promptinclude.md", "a");
     let (roots, _, o) = audit_json(
-        &["--max-file-tokens", "50", "--max-file-count", "300", ".", "a.promptinclude.md"],
+        &[
+            "--max-file-tokens",
+            "50",
+            "--max-file-count",
+            "300",
+            ".",
+            "a.promptinclude.md",
+        ],
         dir.path(),
     );
     let limits: Vec<&str> = roots[0]["warnings"]
@@ -289,8 +358,16 @@ fn limits_outside_host_range_and_non_directory_root() {
     assert_eq!(limits.len(), 2, "{limits:?}");
     assert!(limits[0].contains("max_file_tokens = 50") && limits[0].contains("100"));
     assert!(limits[1].contains("max_file_count = 300") && limits[1].contains("200"));
-    assert!(has(&warnings(&roots[1]), "root_not_directory", "a.promptinclude.md"));
-    assert_eq!(o.status.code(), Some(1), "a non-directory root needs attention, as in scan");
+    assert!(has(
+        &warnings(&roots[1]),
+        "root_not_directory",
+        "a.promptinclude.md"
+    ));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a non-directory root needs attention, as in scan"
+    );
 }
 
 /// A root with one cropped file, one skipped and a placeholder.
@@ -321,31 +398,63 @@ fn gates_fail_with_one_line_per_failure() {
     let (code, lines) = gate(&["--max-total-tokens", "1000", "."], cwd);
     assert_eq!((code, lines.len()), (Some(0), 0), "no gate, no failure");
 
-    let (code, lines) = gate(&["--fail-on", "cropped", "--max-total-tokens", "1000", "."], cwd);
+    let (code, lines) = gate(
+        &["--fail-on", "cropped", "--max-total-tokens", "1000", "."],
+        cwd,
+    );
     assert_eq!(code, Some(1));
     assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(lines[0].starts_with("promptinclude: gate: .: "), "{}", lines[0]);
-    assert!(lines[0].contains("/b.promptinclude.md: cropped"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("promptinclude: gate: .: "),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains("/b.promptinclude.md: cropped"),
+        "{}",
+        lines[0]
+    );
 
-    let (code, lines) = gate(&["--fail-on", "skipped", "--max-total-tokens", "1000", "."], cwd);
+    let (code, lines) = gate(
+        &["--fail-on", "skipped", "--max-total-tokens", "1000", "."],
+        cwd,
+    );
     assert_eq!(code, Some(1));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains("/c.promptinclude.md: skipped by the budget (not_reached)"));
 
-    let (code, lines) = gate(&["--fail-on", "warning", "--max-total-tokens", "1000", "."], cwd);
+    let (code, lines) = gate(
+        &["--fail-on", "warning", "--max-total-tokens", "1000", "."],
+        cwd,
+    );
     assert_eq!(code, Some(1));
     // host_placeholder (a), cropped (b), skipped (c).
     assert_eq!(lines.len(), 3, "{lines:?}");
     assert!(lines[0].contains("/a.promptinclude.md: warning host_placeholder (line 1)"));
 
     let (code, lines) = gate(
-        &["--fail-on", "cropped,skipped", "--max-total-tokens", "1000", "."],
+        &[
+            "--fail-on",
+            "cropped,skipped",
+            "--max-total-tokens",
+            "1000",
+            ".",
+        ],
         cwd,
     );
     assert_eq!((code, lines.len()), (Some(1), 2), "{lines:?}");
 
     // Nothing to fail on with a budget that fits everything.
-    let (code, lines) = gate(&["--fail-on", "cropped,skipped", "--max-file-tokens", "5000", "."], cwd);
+    let (code, lines) = gate(
+        &[
+            "--fail-on",
+            "cropped,skipped",
+            "--max-file-tokens",
+            "5000",
+            ".",
+        ],
+        cwd,
+    );
     assert_eq!((code, lines.len()), (Some(0), 0), "{lines:?}");
 }
 
@@ -362,7 +471,11 @@ fn max_tokens_gate_is_per_root() {
     assert!(included > 1000);
     let limit = included.to_string();
     let (code, lines) = gate(&["--max-tokens", &limit, big_s, small_s], parent);
-    assert_eq!((code, lines.len()), (Some(0), 0), "exactly at the limit passes");
+    assert_eq!(
+        (code, lines.len()),
+        (Some(0), 0),
+        "exactly at the limit passes"
+    );
     let limit = (included - 1).to_string();
     let (code, lines) = gate(&["--max-tokens", &limit, big_s, small_s], parent);
     assert_eq!(code, Some(1));
@@ -381,7 +494,10 @@ fn report_is_readable_and_coloured_only_when_asked() {
     let o = promptinclude(&["audit", "--max-total-tokens", "1000", "."], dir.path());
     let out = text(&o.stdout);
     assert!(!out.contains('\x1b'), "no colour when piped: {out}");
-    assert!(o.stderr.is_empty(), "no progress bar when stderr is not a terminal");
+    assert!(
+        o.stderr.is_empty(),
+        "no progress bar when stderr is not a terminal"
+    );
     for needle in [
         "STATUS",
         "COUNTED",
@@ -440,11 +556,24 @@ fn audit_numbers_equal_scan_over_200_roots() {
         for (s, a) in scans.iter().zip(&audits) {
             assert_eq!(a["root"], s["root"]);
             let files = s["files"].as_array().unwrap();
-            let tokens: i64 = files.iter().map(|f| f["token_count"].as_i64().unwrap()).sum();
+            let tokens: i64 = files
+                .iter()
+                .map(|f| f["token_count"].as_i64().unwrap())
+                .sum();
             let t = &a["totals"];
-            assert_eq!(t["files"].as_u64().unwrap() as usize, files.len(), "{}", a["root"]);
+            assert_eq!(
+                t["files"].as_u64().unwrap() as usize,
+                files.len(),
+                "{}",
+                a["root"]
+            );
             assert_eq!(t["skipped_count"], s["skipped_count"], "{}", a["root"]);
-            assert_eq!(t["tokens_included"].as_i64().unwrap(), tokens, "{}", a["root"]);
+            assert_eq!(
+                t["tokens_included"].as_i64().unwrap(),
+                tokens,
+                "{}",
+                a["root"]
+            );
             // Per file: the included entries, in order, with the scan's numbers.
             let included: Vec<(&Value, &Value, &Value)> = a["files"]
                 .as_array()
@@ -467,9 +596,13 @@ fn audit_numbers_equal_scan_over_200_roots() {
 
 #[test]
 fn every_warning_kind_is_documented() {
-    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/audit-schema.md"))
-        .unwrap();
+    let doc =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/audit-schema.md"))
+            .unwrap();
     for kind in promptinclude::audit::warnings::WarningKind::ALL {
-        assert!(doc.contains(&format!("`{}`", kind.as_str())), "{kind} is not in docs/audit-schema.md");
+        assert!(
+            doc.contains(&format!("`{}`", kind.as_str())),
+            "{kind} is not in docs/audit-schema.md"
+        );
     }
 }

@@ -42,21 +42,35 @@ fn scanned(args: &[&str], cwd: &Path) -> Vec<String> {
     full.extend_from_slice(args);
     full.push(".");
     let o = promptinclude(&full, cwd);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let root = format!("{}/", cwd.canonicalize().unwrap().display());
     v["files"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| f["path"].as_str().unwrap().trim_start_matches(&root).to_string())
+        .map(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches(&root)
+                .to_string()
+        })
         .collect()
 }
 
 #[test]
 fn without_project_file_scan_is_unchanged() {
     let dir = tree();
-    assert_eq!(scanned(&[], dir.path()), ["a.promptinclude.md", "b.promptinclude.md"]);
+    assert_eq!(
+        scanned(&[], dir.path()),
+        ["a.promptinclude.md", "b.promptinclude.md"]
+    );
     let plain = promptinclude(&["scan", "."], dir.path());
     let off = promptinclude(&["scan", "--no-project-config", "."], dir.path());
     assert_eq!(plain.stdout, off.stdout);
@@ -69,7 +83,11 @@ fn project_file_wins_whole_and_missing_gitignore_means_no_filtering() {
     // gitignore is empty, so node_modules is scanned.
     write(dir.path(), PROJECT, r#"{"max_file_count": 2}"#);
     // --config is replaced as a whole by the project file.
-    write(dir.path(), "cli.json", r#"{"max_file_count": 1, "max_depth": 1}"#);
+    write(
+        dir.path(),
+        "cli.json",
+        r#"{"max_file_count": 1, "max_depth": 1}"#,
+    );
     assert_eq!(
         scanned(&["--config", "cli.json"], dir.path()),
         ["a.promptinclude.md", "b.promptinclude.md"]
@@ -77,10 +95,17 @@ fn project_file_wins_whole_and_missing_gitignore_means_no_filtering() {
     write(dir.path(), PROJECT, r#"{"max_file_count": 5}"#);
     assert_eq!(
         scanned(&[], dir.path()),
-        ["a.promptinclude.md", "b.promptinclude.md", "node_modules/x/v.promptinclude.md"]
+        [
+            "a.promptinclude.md",
+            "b.promptinclude.md",
+            "node_modules/x/v.promptinclude.md"
+        ]
     );
     // Flags still win over the project file.
-    assert_eq!(scanned(&["--max-file-count", "1"], dir.path()), ["a.promptinclude.md"]);
+    assert_eq!(
+        scanned(&["--max-file-count", "1"], dir.path()),
+        ["a.promptinclude.md"]
+    );
     // And --no-project-config turns it off.
     assert_eq!(
         scanned(&["--no-project-config"], dir.path()),
@@ -92,9 +117,16 @@ fn project_file_wins_whole_and_missing_gitignore_means_no_filtering() {
 fn agent_profile_file_and_the_host_quirk() {
     let dir = tree();
     write(dir.path(), PROJECT, r#"{"max_file_count": 1}"#);
-    write(dir.path(), PROFILE_DEV, r#"{"name_pattern": "b.*", "gitignore": "node_modules/"}"#);
+    write(
+        dir.path(),
+        PROFILE_DEV,
+        r#"{"name_pattern": "b.*", "gitignore": "node_modules/"}"#,
+    );
     assert_eq!(scanned(&[], dir.path()), ["a.promptinclude.md"]);
-    assert_eq!(scanned(&["--agent-profile", "dev"], dir.path()), ["b.promptinclude.md"]);
+    assert_eq!(
+        scanned(&["--agent-profile", "dev"], dir.path()),
+        ["b.promptinclude.md"]
+    );
     // With a profile set, the project-level file is not consulted: defaults apply.
     assert_eq!(
         scanned(&["--agent-profile", "ops"], dir.path()),
@@ -109,15 +141,28 @@ fn agent_profile_file_and_the_host_quirk() {
 fn each_root_gets_its_own_configuration() {
     let parent = tempfile::tempdir().unwrap();
     for name in ["one", "two", "three"] {
-        write(parent.path(), &format!("{name}/a.promptinclude.md"), "alpha");
+        write(
+            parent.path(),
+            &format!("{name}/a.promptinclude.md"),
+            "alpha",
+        );
         write(parent.path(), &format!("{name}/b.promptinclude.md"), "beta");
     }
-    write(&parent.path().join("two"), PROJECT, r#"{"max_file_count": 1}"#);
+    write(
+        &parent.path().join("two"),
+        PROJECT,
+        r#"{"max_file_count": 1}"#,
+    );
     let o = promptinclude(&["scan", "one", "two", "three"], parent.path());
     let counts: Vec<usize> = String::from_utf8(o.stdout)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["files"].as_array().unwrap().len())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["files"]
+                .as_array()
+                .unwrap()
+                .len()
+        })
         .collect();
     assert_eq!(counts, [2, 1, 2]);
 }
@@ -125,12 +170,22 @@ fn each_root_gets_its_own_configuration() {
 #[test]
 fn render_honours_the_project_file() {
     let dir = tree();
-    write(dir.path(), PROJECT, r#"{"max_file_count": 1, "name_pattern": "*.promptinclude.md"}"#);
+    write(
+        dir.path(),
+        PROJECT,
+        r#"{"max_file_count": 1, "name_pattern": "*.promptinclude.md"}"#,
+    );
     let o = promptinclude(&["render", "."], dir.path());
     let section = String::from_utf8(o.stdout).unwrap();
-    assert!(section.contains("a.promptinclude.md\n```\nalpha\n```"), "{section}");
+    assert!(
+        section.contains("a.promptinclude.md\n```\nalpha\n```"),
+        "{section}"
+    );
     assert!(!section.contains("beta"));
-    assert!(section.contains("!!! 2 more files skipped to fit"), "{section}");
+    assert!(
+        section.contains("!!! 2 more files skipped to fit"),
+        "{section}"
+    );
     let o = promptinclude(&["render", "--no-project-config", "."], dir.path());
     assert!(String::from_utf8(o.stdout).unwrap().contains("beta"));
 }
@@ -141,7 +196,8 @@ fn audit_and_bundle_say_which_file_applied() {
     write(dir.path(), PROJECT, r#"{"max_depth": 0}"#);
     let project = dir.path().canonicalize().unwrap().join(PROJECT);
     let o = promptinclude(&["audit", "--json", "."], dir.path());
-    let root: Value = serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
+    let root: Value =
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(root["config_source"], project.to_str().unwrap());
     assert_eq!(root["config"]["max_depth"], 0);
     assert_eq!(root["config"]["gitignore"], "");
@@ -154,17 +210,41 @@ fn audit_and_bundle_say_which_file_applied() {
         .unwrap();
     assert_eq!(limit["path"], project.to_str().unwrap());
     let text = promptinclude(&["audit", "."], dir.path());
-    assert!(String::from_utf8(text.stdout).unwrap().contains(&format!("config: {}", project.display())));
+    assert!(String::from_utf8(text.stdout)
+        .unwrap()
+        .contains(&format!("config: {}", project.display())));
 
     let out = tempfile::tempdir().unwrap();
     let bundle = out.path().join("b");
-    let o = promptinclude(&["bundle", "--out", bundle.to_str().unwrap(), "."], dir.path());
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let manifest: Value = serde_json::from_slice(&fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["roots"][0]["config_source"], project.to_str().unwrap());
-    let o = promptinclude(&["bundle", "--no-project-config", "--out", bundle.to_str().unwrap(), "."], dir.path());
+    let o = promptinclude(
+        &["bundle", "--out", bundle.to_str().unwrap(), "."],
+        dir.path(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let manifest: Value =
+        serde_json::from_slice(&fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["roots"][0]["config_source"],
+        project.to_str().unwrap()
+    );
+    let o = promptinclude(
+        &[
+            "bundle",
+            "--no-project-config",
+            "--out",
+            bundle.to_str().unwrap(),
+            ".",
+        ],
+        dir.path(),
+    );
     assert_eq!(o.status.code(), Some(0));
-    let manifest: Value = serde_json::from_slice(&fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value =
+        serde_json::from_slice(&fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["roots"][0]["config_source"], "default");
 }
 
@@ -177,7 +257,10 @@ fn broken_project_file_is_an_error_naming_it() {
         assert_eq!(o.status.code(), Some(2), "{cmd}");
         assert!(o.stdout.is_empty(), "{cmd}: nothing scanned");
         let e = String::from_utf8_lossy(&o.stderr);
-        assert!(e.contains("_promptinclude/config.json") && e.contains("max_depth"), "{cmd}: {e}");
+        assert!(
+            e.contains("_promptinclude/config.json") && e.contains("max_depth"),
+            "{cmd}: {e}"
+        );
     }
     // Turned off, the broken file does not matter.
     let o = promptinclude(&["scan", "--no-project-config", "."], dir.path());

@@ -233,19 +233,21 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
     };
     let bytes = fs::read(&manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?;
-    let manifest: Manifest = serde_json::from_slice(&bytes).with_context(|| {
+    let not_manifest = || {
         format!(
             "{}: not a promptinclude bundle manifest",
             manifest_path.display()
         )
-    })?;
-    if manifest.schema != MANIFEST_SCHEMA {
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(not_manifest)?;
+    if value.get("schema").and_then(serde_json::Value::as_u64) != Some(MANIFEST_SCHEMA.into()) {
         bail!(
             "{}: manifest schema {} is not supported (this tool reads {MANIFEST_SCHEMA})",
             manifest_path.display(),
-            manifest.schema
+            value.get("schema").unwrap_or(&serde_json::Value::Null)
         );
     }
+    let manifest: Manifest = serde_json::from_value(value).with_context(not_manifest)?;
     let abs_roots: Vec<PathBuf> = manifest
         .roots
         .iter()
