@@ -220,27 +220,7 @@ pub fn audit_root(scanner: &Scanner, root: &Path, source: &ConfigSource) -> Root
             _ => 0,
         };
         let link = check_link(candidate.as_path(), canonical_root.as_deref());
-        match &link {
-            LinkCheck::Fine => {}
-            LinkCheck::Outside(target) => warnings.push(Warning::file(
-                WarningKind::SymlinkOutsideRoot,
-                &path,
-                format!(
-                    "symlink resolves to {}, outside the root: any file on the disk can reach the prompt",
-                    target.display()
-                ),
-            )),
-            LinkCheck::Broken(e) => warnings.push(Warning::file(
-                WarningKind::BrokenSymlink,
-                &path,
-                format!("broken symlink ({e})"),
-            )),
-            LinkCheck::Loop => warnings.push(Warning::file(
-                WarningKind::SymlinkLoop,
-                &path,
-                "symlink loop".to_string(),
-            )),
-        }
+        warnings.extend(link.warning(&path));
         if let Some(repo) = nested.containing(&scan.abs_root, candidate.as_path()) {
             warnings.push(Warning::file(
                 WarningKind::NestedRepository,
@@ -252,25 +232,23 @@ pub fn audit_root(scanner: &Scanner, root: &Path, source: &ConfigSource) -> Root
             ));
         }
         warnings.extend(expansions.remove(candidate.as_bytes()).unwrap_or_default());
-        file_warnings(
-            &mut warnings,
-            &path,
-            status,
-            &reading,
-            included,
-            path_tokens,
-            link == LinkCheck::Fine,
-            config,
-            scan.result(),
-        );
-        files.push(FileAudit {
+        let file = FileAudit {
             path,
             status,
             tokens_counted: reading.tokens,
             tokens_included: included,
             path_tokens,
             budget_share: share(used, config.max_total_tokens),
-        });
+        };
+        file_warnings(
+            &mut warnings,
+            &file,
+            &reading,
+            link == LinkCheck::Fine,
+            config,
+            scan.result(),
+        );
+        files.push(file);
     }
     if scan.is_dir {
         let discovered: HashSet<&[u8]> = scan.candidates.iter().map(|c| c.as_bytes()).collect();
@@ -354,18 +332,16 @@ fn root_warnings(
 }
 
 /// Warnings about one file's reading and budget outcome.
-#[allow(clippy::too_many_arguments)]
 fn file_warnings(
     warnings: &mut Vec<Warning>,
-    path: &str,
-    status: FileStatus,
+    file: &FileAudit,
     reading: &Reading,
-    included: i64,
-    path_tokens: i64,
     link_fine: bool,
     config: &Config,
     result: &ScanResult,
 ) {
+    let path = file.path.as_str();
+    let (included, path_tokens) = (file.tokens_included, file.path_tokens);
     if reading.blank {
         warnings.push(Warning::file(
             WarningKind::BlankFile,
@@ -394,7 +370,7 @@ fn file_warnings(
     let cost = reading
         .tokens
         .map_or(String::new(), |n| format!(" (would cost {n} tokens)"));
-    let message = match status {
+    let message = match file.status {
         FileStatus::Cropped => Some((
             WarningKind::Cropped,
             format!(

@@ -220,6 +220,25 @@ pub enum LinkCheck {
     Loop,
 }
 
+impl LinkCheck {
+    /// The warning for the rule file `path`, if the link is not fine.
+    pub fn warning(&self, path: &str) -> Option<Warning> {
+        let (kind, message) = match self {
+            LinkCheck::Fine => return None,
+            LinkCheck::Outside(target) => (
+                WarningKind::SymlinkOutsideRoot,
+                format!(
+                    "symlink resolves to {}, outside the root: any file on the disk can reach the prompt",
+                    target.display()
+                ),
+            ),
+            LinkCheck::Broken(e) => (WarningKind::BrokenSymlink, format!("broken symlink ({e})")),
+            LinkCheck::Loop => (WarningKind::SymlinkLoop, "symlink loop".to_string()),
+        };
+        Some(Warning::file(kind, path, message))
+    }
+}
+
 /// Checks the rule file at `path` against the root's canonical path
 /// (`None` when the root itself cannot be resolved).
 pub fn check_link(path: &Path, canonical_root: Option<&Path>) -> LinkCheck {
