@@ -508,7 +508,7 @@ fn report_is_readable_and_coloured_only_when_asked() {
         "not_reached",
         "warnings:",
         "host_placeholder",
-        "summary: 1 roots, 3 rule files",
+        "summary: roots 1, rule files 3,",
     ] {
         assert!(out.contains(needle), "missing {needle:?} in\n{out}");
     }

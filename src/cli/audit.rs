@@ -357,10 +357,10 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
     let t = &report.totals;
     writeln!(
         out,
-        "total: {} rule files, {} included ({} cropped), {} skipped, {} blank, {} unreadable; \
-         {} of {} tokens included; budget {} of {} ({}); {} warnings",
+        "total: rule files {} (ok {}, cropped {}, skipped {}, blank {}, unreadable {}); \
+         tokens included {} of {} counted; budget used {} of {} ({}); warnings {}",
         t.rule_files,
-        t.files,
+        t.ok,
         t.cropped,
         t.skipped,
         t.blank,
@@ -377,7 +377,7 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
 
 fn write_summary(out: &mut impl Write, s: &Summary, paint: Paint) -> std::io::Result<()> {
     let line = format!(
-        "summary: {} roots, {} rule files, {} of {} tokens included, {} cropped, {} skipped, {} warnings",
+        "summary: roots {}, rule files {}, tokens included {} of {} counted, cropped {}, skipped {}, warnings {}",
         s.roots, s.rule_files, s.tokens_included, s.tokens_counted, s.cropped, s.skipped, s.warnings
     );
     writeln!(out, "{}", paint.code("1", &line))?;
