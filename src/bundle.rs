@@ -15,8 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::audit::FileStatus;
-use crate::budget::Disposition;
+use crate::audit::{tokens_included, FileStatus};
 use crate::config::Config;
 use crate::project::{ConfigSource, Resolver};
 use crate::read::{outcome_of, read_regular_file};
@@ -167,10 +166,7 @@ pub fn bundle_root(scanner: &Scanner, root: &Path) -> BundledRoot {
         .zip(&scan.allocation.dispositions)
         .map(|(candidate, disposition)| {
             let status = FileStatus::of(disposition, result);
-            let token_count = match disposition {
-                Disposition::Included(i) => result.files.get(*i).map_or(0, |f| f.token_count),
-                _ => 0,
-            };
+            let token_count = tokens_included(disposition, result);
             totals.tokens_included += token_count;
             if matches!(status, FileStatus::Ok | FileStatus::Cropped) {
                 totals.budget_used += crate::budget::path_cost(candidate) + token_count;

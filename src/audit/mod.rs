@@ -90,6 +90,15 @@ impl FileStatus {
     }
 }
 
+/// Tokens of a candidate's text in the section: the scan's `token_count`,
+/// 0 when it is not in `files`.
+pub fn tokens_included(disposition: &Disposition, result: &ScanResult) -> i64 {
+    match disposition {
+        Disposition::Included(i) => result.files.get(*i).map_or(0, |f| f.token_count),
+        _ => 0,
+    }
+}
+
 /// One discovered rule file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FileAudit {
@@ -210,10 +219,7 @@ pub fn audit_root(scanner: &Scanner, root: &Path, source: &ConfigSource) -> Root
                 ..Reading::default()
             },
         };
-        let included = match disposition {
-            Disposition::Included(k) => scan.result().files.get(*k).map_or(0, |f| f.token_count),
-            _ => 0,
-        };
+        let included = tokens_included(disposition, scan.result());
         let path_tokens = path_cost(candidate);
         let used = match status {
             FileStatus::Ok | FileStatus::Cropped => path_tokens + included,
