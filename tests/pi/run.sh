@@ -9,7 +9,9 @@
 # Node.js is absent; any other problem, or a failing test, exits non-zero.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="${BASH_SOURCE[0]}"
+[[ "$src" == */* ]] && here="${src%/*}" || here=.
+here="$(cd "$here" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
 if ! command -v node >/dev/null 2>&1; then
