@@ -1,4 +1,4 @@
-//! Turning arguments into a resolved [`Config`], root list and thread pool.
+//! Turning arguments into the per-root configuration rule ([`Resolver`]), the root list and the thread pool.
 
 use std::io::{BufRead, Read};
 use std::num::NonZeroUsize;
