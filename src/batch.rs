@@ -28,9 +28,6 @@ const WINDOW: usize = 256;
 pub struct PlannedRoot {
     /// The root as given.
     pub root: PathBuf,
-    /// The root made absolute lexically (`None` for a relative root when
-    /// the current directory is gone).
-    pub abs_root: Option<PathBuf>,
     /// Which configuration file applied.
     pub source: ConfigSource,
     scanner: usize,
@@ -50,21 +47,20 @@ impl Batch {
     /// would reject.
     pub fn plan<P: AsRef<Path> + Sync>(roots: &[P], resolver: &Resolver) -> Result<Batch, Error> {
         let cwd = std::env::current_dir().ok().map(PathBuf::into_os_string);
-        let resolved: Vec<(Option<PathBuf>, Resolved)> = roots
+        let resolved: Vec<Resolved> = roots
             .par_iter()
             .map(|root| {
                 let abs = absolute(root.as_ref(), cwd.as_deref().map(|c| c.as_bytes()));
-                resolver.resolve(abs.as_deref()).map(|r| (abs, r))
+                resolver.resolve(abs.as_deref())
             })
             .collect::<Result<_, Error>>()?;
         let mut scanners: Vec<Scanner> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut planned = Vec::with_capacity(roots.len());
-        for (root, (abs_root, resolved)) in roots.iter().zip(resolved) {
+        for (root, resolved) in roots.iter().zip(resolved) {
             let scanner = scanner_index(&mut scanners, &mut index, resolved.config)?;
             planned.push(PlannedRoot {
                 root: root.as_ref().to_path_buf(),
-                abs_root,
                 source: resolved.source,
                 scanner,
             });
