@@ -32,6 +32,7 @@ pub mod pystr;
 pub mod read;
 pub mod render;
 pub mod scan;
+pub mod sys;
 pub mod tokenize;
 
 pub use budget::{FileEntry, ScanResult, Status};

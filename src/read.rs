@@ -8,9 +8,7 @@
 //! block forever on a fifo, and we must never hang.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// What reading a candidate gave.
@@ -58,21 +56,11 @@ pub fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
 ///
 /// The type is checked before opening (so a device is never opened) and again
 /// on the open handle, which is opened non-blocking (so a fifo swapped in
-/// between the two checks cannot block us).
+/// between the two checks cannot block us). Paths beyond `PATH_MAX` work.
 pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let not_regular = || std::io::Error::other("not a regular file");
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(not_regular());
-    }
-    let mut file = File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(not_regular());
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    let mut file = crate::sys::open_regular_file(path.as_os_str().as_encoded_bytes())?;
+    let len = file.metadata()?.len();
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
 }

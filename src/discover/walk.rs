@@ -2,9 +2,12 @@
 //!
 //! Each directory is one work item on the shared rayon pool, so many roots
 //! and wide trees keep every thread busy. A directory costs one `openat`,
-//! the `getdents64` calls and one `close`: entry types come from `d_type`,
-//! and only symlinks (and file systems without `d_type`) are `stat`ed, to
-//! learn whether they point at a directory, as `os.walk`'s `is_dir()` does.
+//! the `getdents64` calls and one `close` (see [`crate::sys`]): entry types
+//! come from `d_type`, and only symlinks (and file systems without `d_type`)
+//! are `stat`ed, relative to the open directory, to learn whether they point
+//! at a directory, as `os.walk`'s `is_dir()` does. Paths longer than
+//! `PATH_MAX` are opened through directory handles, so depth is unlimited
+//! (the walk keeps no recursion on the stack: each directory is a task).
 //!
 //! Semantics reproduced from `os.walk(root, topdown=True)` plus the
 //! reference's pruning:
@@ -18,13 +21,11 @@
 //!   a non-directory is a candidate if its name matches `name_pattern` and
 //!   the spec does not match `rel`.
 
-use std::ffi::OsStr;
-use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::sync::Mutex;
 
 use super::{sort_candidates, Candidate, Matchers};
 use crate::pystr::matching_str;
+use crate::sys::{self, EntryKind};
 
 /// One directory to visit.
 struct DirItem {
@@ -68,7 +69,7 @@ pub fn discover(root: &[u8], matchers: &Matchers) -> Vec<Candidate> {
 
 impl<'m> Walk<'m> {
     fn visit<'s>(&'s self, scope: &rayon::Scope<'s>, dir: DirItem) {
-        let Ok(entries) = fs::read_dir(OsStr::from_bytes(&dir.full)) else {
+        let Ok(fd) = sys::open(&dir.full, libc::O_RDONLY | libc::O_DIRECTORY) else {
             return;
         };
         let separator: &[u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
@@ -76,25 +77,25 @@ impl<'m> Walk<'m> {
         let descend = child_depth < self.matchers.max_depth;
         let mut files = Vec::new();
         let mut subdirs = Vec::new();
-        for entry in entries {
-            // os.walk abandons the whole directory when listing fails midway.
-            let Ok(entry) = entry else { return };
-            let name = entry.file_name();
-            let name = name.as_bytes();
-            let full = [&dir.full[..], separator, name].concat();
-            let (is_dir, is_link) = match entry.file_type() {
-                Ok(t) if t.is_dir() => (true, false),
-                Ok(t) if t.is_symlink() => (
-                    fs::metadata(OsStr::from_bytes(&full)).is_ok_and(|m| m.is_dir()),
-                    true,
-                ),
-                _ => (false, false),
+        let listed = sys::read_dir(&fd, |name, kind| {
+            let (is_dir, is_link) = match kind {
+                EntryKind::Dir => (true, false),
+                EntryKind::Symlink => (is_dir_following(&fd, name), true),
+                EntryKind::Other => (false, false),
+                EntryKind::Unknown => match sys::stat_at(&fd, name, false) {
+                    Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => {
+                        (is_dir_following(&fd, name), true)
+                    }
+                    Ok(st) => (sys::is_dir_mode(&st), false),
+                    Err(_) => (false, false),
+                },
             };
             if is_dir {
-                // Pruned, too deep, or a link: never entered. A directory at
-                // `child_depth >= max_depth` would contribute nothing anyway.
+                // A link is never entered, and a directory at
+                // `child_depth >= max_depth` would contribute nothing: in
+                // both cases whether it is pruned makes no difference.
                 if is_link || !descend {
-                    continue;
+                    return;
                 }
                 let rel = join_rel(&dir.rel, name);
                 if self
@@ -103,22 +104,28 @@ impl<'m> Walk<'m> {
                     .as_ref()
                     .is_some_and(|spec| spec.is_dir_ignored(&rel))
                 {
-                    continue;
+                    return;
                 }
                 subdirs.push(DirItem {
-                    full,
+                    full: [&dir.full[..], separator, name].concat(),
                     rel,
                     depth: child_depth,
                 });
             } else if self.matchers.name.is_match(&matching_str(name)) {
-                let ignored = self.matchers.ignore.as_ref().is_some_and(|spec| {
-                    let rel = join_rel(&dir.rel, name);
-                    spec.is_file_ignored(&rel)
-                });
+                let ignored = self
+                    .matchers
+                    .ignore
+                    .as_ref()
+                    .is_some_and(|spec| spec.is_file_ignored(&join_rel(&dir.rel, name)));
                 if !ignored {
-                    files.push(Candidate::new(full));
+                    files.push(Candidate::new([&dir.full[..], separator, name].concat()));
                 }
             }
+        });
+        drop(fd);
+        // os.walk abandons the whole directory when listing fails midway.
+        if listed.is_err() {
+            return;
         }
         if !files.is_empty() {
             self.found
@@ -130,6 +137,11 @@ impl<'m> Walk<'m> {
             scope.spawn(move |scope| self.visit(scope, sub));
         }
     }
+}
+
+/// `os.DirEntry.is_dir()` for a link: does it point at a directory?
+fn is_dir_following(dir: &std::os::fd::OwnedFd, name: &[u8]) -> bool {
+    sys::stat_at(dir, name, true).is_ok_and(|st| sys::is_dir_mode(&st))
 }
 
 fn join_rel(parent: &str, name: &[u8]) -> String {
