@@ -10,7 +10,11 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn promptinclude(args: &[&str], cwd: &Path) -> Output {
-    Command::new(common::binary()).args(args).current_dir(cwd).output().unwrap()
+    Command::new(common::binary())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -29,18 +33,32 @@ fn unknown_flag_exits_2() {
 #[test]
 fn malformed_and_mistyped_configs_name_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("bad.yaml"), "max_depth: 3\ngitignore: [unclosed\n").unwrap();
+    fs::write(
+        dir.path().join("bad.yaml"),
+        "max_depth: 3\ngitignore: [unclosed\n",
+    )
+    .unwrap();
     let o = promptinclude(&["scan", "--config", "bad.yaml", "."], dir.path());
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("bad.yaml:") && e.contains("malformed YAML"), "{e}");
+    assert!(
+        e.contains("bad.yaml:") && e.contains("malformed YAML"),
+        "{e}"
+    );
     assert_eq!(e.lines().count(), 1, "one-line message: {e}");
 
-    fs::write(dir.path().join("typed.json"), "{\n  \"max_depth\": 2,\n  \"max_total_tokens\": \"lots\"\n}\n").unwrap();
+    fs::write(
+        dir.path().join("typed.json"),
+        "{\n  \"max_depth\": 2,\n  \"max_total_tokens\": \"lots\"\n}\n",
+    )
+    .unwrap();
     let o = promptinclude(&["render", "--config", "typed.json", "."], dir.path());
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("typed.json:3: key `max_total_tokens`: expected an integer"), "{e}");
+    assert!(
+        e.contains("typed.json:3: key `max_total_tokens`: expected an integer"),
+        "{e}"
+    );
 
     let o = promptinclude(&["scan", "--config", "missing.yaml", "."], dir.path());
     assert_eq!(o.status.code(), Some(2));
@@ -50,7 +68,11 @@ fn malformed_and_mistyped_configs_name_file_line_and_key() {
 #[test]
 fn raising_pattern_line_fails_before_walking() {
     let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("ignore"), "# comment\nbuild/\n[z-a]\nfoo\\\n").unwrap();
+    fs::write(
+        dir.path().join("ignore"),
+        "# comment\nbuild/\n[z-a]\nfoo\\\n",
+    )
+    .unwrap();
     fs::write(dir.path().join("a.promptinclude.md"), "x").unwrap();
     let o = promptinclude(&["scan", "--gitignore-file", "ignore", "."], dir.path());
     assert_eq!(o.status.code(), Some(2));
@@ -68,11 +90,24 @@ fn non_directory_root_gets_empty_record_warning_and_exit_1() {
     let out = String::from_utf8(o.stdout.clone()).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert_eq!(lines[0], r#"{"root": "missing", "files": [], "skipped_count": 0}"#);
-    assert!(lines[1].starts_with(r#"{"root": ".", "files": [{"path": ""#), "{}", lines[1]);
-    assert_eq!(lines[2], r#"{"root": "a.promptinclude.md", "files": [], "skipped_count": 0}"#);
+    assert_eq!(
+        lines[0],
+        r#"{"root": "missing", "files": [], "skipped_count": 0}"#
+    );
+    assert!(
+        lines[1].starts_with(r#"{"root": ".", "files": [{"path": ""#),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(
+        lines[2],
+        r#"{"root": "a.promptinclude.md", "files": [], "skipped_count": 0}"#
+    );
     let e = stderr(&o);
-    assert!(e.contains("missing: not a directory") && e.contains("a.promptinclude.md: not a directory"), "{e}");
+    assert!(
+        e.contains("missing: not a directory") && e.contains("a.promptinclude.md: not a directory"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -89,13 +124,23 @@ fn roots_from_stdin_keeps_input_order() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"c\nb\r\n\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"c\nb\r\n\n")
+        .unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     let roots: Vec<String> = String::from_utf8(o.stdout)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["root"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["root"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(roots, ["a", "c", "b"]);
 }
@@ -103,7 +148,16 @@ fn roots_from_stdin_keeps_input_order() {
 #[test]
 fn check_ignore_reports_deciding_pattern() {
     let dir = tempfile::tempdir().unwrap();
-    let o = promptinclude(&["check-ignore", "node_modules/", "src/a.promptinclude.md", "venv/", "a/venv/"], dir.path());
+    let o = promptinclude(
+        &[
+            "check-ignore",
+            "node_modules/",
+            "src/a.promptinclude.md",
+            "venv/",
+            "a/venv/",
+        ],
+        dir.path(),
+    );
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
         String::from_utf8(o.stdout).unwrap(),
@@ -111,7 +165,20 @@ fn check_ignore_reports_deciding_pattern() {
     );
 
     fs::write(dir.path().join("ign"), "*.md\n\n!keep.md\nbuild/\n").unwrap();
-    let o = promptinclude(&["check-ignore", "--gitignore-file", "ign", "--json", "x.md", "keep.md", "build/", "build", "src/"], dir.path());
+    let o = promptinclude(
+        &[
+            "check-ignore",
+            "--gitignore-file",
+            "ign",
+            "--json",
+            "x.md",
+            "keep.md",
+            "build/",
+            "build",
+            "src/",
+        ],
+        dir.path(),
+    );
     assert_eq!(o.status.code(), Some(0));
     let want = [
         r#"{"path":"x.md","ignored":true,"pattern":"*.md","line":1}"#,
@@ -123,13 +190,25 @@ fn check_ignore_reports_deciding_pattern() {
     assert_eq!(String::from_utf8(o.stdout).unwrap(), want.join("\n") + "\n");
 
     let mut child = Command::new(common::binary())
-        .args(["check-ignore", "--gitignore-file", "ign", "--stdin", "-z", "-n"])
+        .args([
+            "check-ignore",
+            "--gitignore-file",
+            "ign",
+            "--stdin",
+            "-z",
+            "-n",
+        ])
         .current_dir(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"a\nb.txt\0c.md\0").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a\nb.txt\0c.md\0")
+        .unwrap();
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.stdout, b"::\ta\nb.txt\0ign:1:*.md\tc.md\0");
 
@@ -165,7 +244,12 @@ fn fifo_named_like_a_rule_file_is_unreadable_not_a_hang() {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     fs::write(dir.path().join("a.promptinclude.md"), "alpha").unwrap();
     let start = Instant::now();
-    let mut child = Command::new(common::binary()).args(["scan", "."]).current_dir(dir.path()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(common::binary())
+        .args(["scan", "."])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     loop {
         if child.try_wait().unwrap().is_some() {
             break;
@@ -186,14 +270,27 @@ fn fifo_named_like_a_rule_file_is_unreadable_not_a_hang() {
 fn undecodable_names_sort_as_python_surrogates() {
     let dir = tempfile::tempdir().unwrap();
     // Python orders '\ud7ff' < '\udcff' (the byte 0xff) < '\ue000'; UTF-8 bytes would put 0xff last.
-    let names: [&[u8]; 3] = [b"\xed\x9f\xbf.promptinclude.md", b"\xff.promptinclude.md", b"\xee\x80\x80.promptinclude.md"];
+    let names: [&[u8]; 3] = [
+        b"\xed\x9f\xbf.promptinclude.md",
+        b"\xff.promptinclude.md",
+        b"\xee\x80\x80.promptinclude.md",
+    ];
     for (i, name) in names.iter().enumerate() {
-        fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), format!("file {i}")).unwrap();
+        fs::write(
+            dir.path().join(std::ffi::OsStr::from_bytes(name)),
+            format!("file {i}"),
+        )
+        .unwrap();
     }
     let o = promptinclude(&["scan", "."], dir.path());
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let contents: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["content"].as_str().unwrap()).collect();
+    let contents: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["content"].as_str().unwrap())
+        .collect();
     assert_eq!(contents, ["file 0", "file 1", "file 2"]);
     let path = v["files"][1]["path"].as_str().unwrap();
     assert!(path.ends_with("/\u{FFFD}.promptinclude.md"), "{path}");
