@@ -1,0 +1,197 @@
+//! Running the binary as a child process under a watchdog, so that a hang
+//! fails the test instead of blocking the suite, and measuring the child's own
+//! peak memory (`wait4`'s `ru_maxrss`, which is per child, unlike
+//! `RUSAGE_CHILDREN`, which mixes every child of the test process).
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How a child ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Exit code, when it exited normally.
+    pub code: Option<i32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<i32>,
+    /// Everything it wrote to stdout.
+    pub stdout: Vec<u8>,
+    /// Everything it wrote to stderr.
+    pub stderr: Vec<u8>,
+    /// Peak resident set size, in KiB.
+    pub max_rss_kib: i64,
+    /// Wall-clock time from spawn to exit.
+    pub elapsed: Duration,
+    /// Whether the watchdog had to kill it.
+    pub timed_out: bool,
+}
+
+impl Outcome {
+    /// stderr as text.
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+
+    /// stdout as text.
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// Panics with the child's stderr unless it exited with `code` in time and
+    /// without a panic message.
+    pub fn assert_code(&self, code: i32) {
+        assert!(!self.timed_out, "timed out after {:?}", self.elapsed);
+        assert_eq!(
+            self.code,
+            Some(code),
+            "signal {:?}; stderr:\n{}",
+            self.signal,
+            self.stderr_text()
+        );
+        assert!(
+            !self.stderr_text().contains("panicked"),
+            "{}",
+            self.stderr_text()
+        );
+    }
+}
+
+/// A started child whose output is being collected.
+pub struct Running {
+    child: Child,
+    stdout: Option<JoinHandle<Vec<u8>>>,
+    stderr: Option<JoinHandle<Vec<u8>>>,
+    started: Instant,
+}
+
+fn collect(mut from: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = from.read_to_end(&mut out);
+        out
+    })
+}
+
+impl Running {
+    /// Spawns `cmd` with stdin from `input` (or nothing), stdout and stderr collected.
+    pub fn start(cmd: &mut Command, input: Option<Vec<u8>>) -> Running {
+        Self::start_with(cmd, input, true)
+    }
+
+    /// Like [`Running::start`], but leaves stdout to the caller when `collect_stdout` is false.
+    pub fn start_with(cmd: &mut Command, input: Option<Vec<u8>>, collect_stdout: bool) -> Running {
+        cmd.stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let started = Instant::now();
+        let mut child = cmd.spawn().expect("the binary starts");
+        if let Some(input) = input {
+            let mut stdin = child.stdin.take().expect("piped stdin");
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(&input);
+            });
+        }
+        let stdout = if collect_stdout {
+            Some(collect(child.stdout.take().expect("piped stdout")))
+        } else {
+            None
+        };
+        let stderr = Some(collect(child.stderr.take().expect("piped stderr")));
+        Running {
+            child,
+            stdout,
+            stderr,
+            started,
+        }
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> libc::pid_t {
+        self.child.id() as libc::pid_t
+    }
+
+    /// Takes the child's stdout (only when not collected).
+    pub fn take_stdout(&mut self) -> std::process::ChildStdout {
+        self.child.stdout.take().expect("stdout not collected")
+    }
+
+    /// Waits for the child, killing it if it runs longer than `timeout` in all.
+    pub fn finish(mut self, timeout: Duration) -> Outcome {
+        let pid = self.pid();
+        // `exited` is set, under the lock, once the child has exited but before it
+        // is reaped, so the watchdog can never signal a recycled pid.
+        let state = Arc::new(Mutex::new((false, false))); // (exited, timed_out)
+        let watchdog = {
+            let state = Arc::clone(&state);
+            let deadline = self.started + timeout;
+            std::thread::spawn(move || loop {
+                std::thread::sleep(Duration::from_millis(20));
+                let mut s = state.lock().unwrap();
+                if s.0 {
+                    return;
+                }
+                if Instant::now() >= deadline {
+                    // SAFETY: plain syscall on a child that has not been reaped.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                    s.1 = true;
+                    return;
+                }
+            })
+        };
+        loop {
+            // SAFETY: zeroed siginfo is a valid out-parameter.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            let rc = unsafe {
+                libc::waitid(
+                    libc::P_PID,
+                    pid as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOWAIT,
+                )
+            };
+            if rc == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                break;
+            }
+        }
+        state.lock().unwrap().0 = true;
+        let mut status = 0;
+        // SAFETY: zeroed rusage is a valid out-parameter.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        assert_eq!(rc, pid, "wait4: {}", std::io::Error::last_os_error());
+        let elapsed = self.started.elapsed();
+        watchdog.join().unwrap();
+        let timed_out = state.lock().unwrap().1;
+        let stdout = self
+            .stdout
+            .take()
+            .map(|h| h.join().unwrap())
+            .unwrap_or_default();
+        let stderr = self
+            .stderr
+            .take()
+            .map(|h| h.join().unwrap())
+            .unwrap_or_default();
+        Outcome {
+            code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+            signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
+            stdout,
+            stderr,
+            max_rss_kib: usage.ru_maxrss,
+            elapsed,
+            timed_out,
+        }
+    }
+}
+
+/// Runs `cmd` to completion (no stdin) under a watchdog of `timeout`.
+pub fn run(cmd: &mut Command, timeout: Duration) -> Outcome {
+    Running::start(cmd, None).finish(timeout)
+}
