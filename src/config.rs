@@ -21,7 +21,7 @@ pub const DEFAULT_GITIGNORE: &str = "venv/**\n**/__pycache__/**\n**/node_modules
 ///
 /// Numbers are `i64` because the reference does its budget arithmetic on
 /// Python integers; negative values are rejected when loading.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Config {
     /// `fnmatch` pattern a file *name* must match. *Default:* `*.promptinclude.md`.
     pub name_pattern: String,
@@ -246,12 +246,8 @@ fn parse_entries(text: &str, format: Format) -> Result<Vec<(String, Scalar)>, Co
                 .collect())
         }
         Format::Yaml => {
-            let value: serde_norway::Value = serde_norway::from_str(text).map_err(|e| {
-                syntax_error(
-                    format!("malformed YAML: {e}"),
-                    e.location().map(|l| l.line()),
-                )
-            })?;
+            let value: serde_norway::Value =
+                serde_norway::from_str(text).map_err(|e| yaml_error(&e))?;
             let map = match value {
                 serde_norway::Value::Mapping(map) => map,
                 // An empty document is `None` in PyYAML, and `or {}` makes it empty.
@@ -284,6 +280,28 @@ fn parse_entries(text: &str, format: Format) -> Result<Vec<(String, Scalar)>, Co
             }
             Ok(entries)
         }
+    }
+}
+
+/// A YAML load error. An integer beyond 64 bits (which the YAML value type
+/// cannot hold) under one of our keys is reported against that key, like an
+/// out-of-range JSON number, not as malformed YAML.
+fn yaml_error(e: &serde_norway::Error) -> ConfigError {
+    let line = e.location().map(|l| l.line());
+    let message = e.to_string();
+    let big_int = KEYS.iter().find(|key| {
+        message
+            .strip_prefix(**key)
+            .is_some_and(|rest| rest.starts_with(": invalid type: integer `"))
+    });
+    match big_int {
+        Some(key) => ConfigError {
+            file: None,
+            line,
+            key: Some(key.to_string()),
+            message: "integer out of range".to_string(),
+        },
+        None => syntax_error(format!("malformed YAML: {e}"), line),
     }
 }
 
@@ -357,6 +375,26 @@ mod tests {
         let err = Config::from_text(r#"{"max_depth": true}"#, Format::Json, &Config::default())
             .unwrap_err();
         assert!(err.message.contains("boolean"));
+    }
+
+    #[test]
+    fn yaml_integers_beyond_64_bits_name_their_key() {
+        for text in [
+            "max_depth: 3\nmax_total_tokens: 18446744073709551616\n",
+            "max_total_tokens: -9223372036854775809\n",
+        ] {
+            let err = Config::from_text(text, Format::Yaml, &Config::default()).unwrap_err();
+            assert_eq!(err.key.as_deref(), Some("max_total_tokens"), "{text:?}");
+            assert_eq!(err.message, "integer out of range");
+            assert!(err.line.is_some());
+        }
+        let err = Config::from_text(
+            "other: 99999999999999999999\n",
+            Format::Yaml,
+            &Config::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err.key, None);
     }
 
     #[test]

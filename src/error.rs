@@ -74,16 +74,10 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Config(e) => Some(e),
-            Error::Pattern(e) => Some(e),
-            Error::NamePattern(_) => None,
-            Error::Io { err, .. } => Some(err),
-        }
-    }
-}
+/// Every variant's message already includes its cause, so `source()` is
+/// `None`: a chain printer (`anyhow`'s `{:#}`) would otherwise print the
+/// cause twice. Match on the variant to get at the inner error.
+impl std::error::Error for Error {}
 
 impl From<ConfigError> for Error {
     fn from(e: ConfigError) -> Self {
@@ -94,5 +88,25 @@ impl From<ConfigError> for Error {
 impl From<PatternError> for Error {
     fn from(e: PatternError) -> Self {
         Error::Pattern(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_carry_their_cause_once() {
+        let e = Error::from(ConfigError {
+            file: None,
+            line: Some(2),
+            key: Some("max_depth".to_string()),
+            message: "expected an integer".to_string(),
+        });
+        assert!(std::error::Error::source(&e).is_none());
+        assert_eq!(
+            e.to_string(),
+            "invalid configuration: line 2: key `max_depth`: expected an integer"
+        );
     }
 }

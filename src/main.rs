@@ -11,6 +11,8 @@ use cli::args::{Cli, Command};
 use cli::exit::ExitStatus;
 
 fn main() -> ExitCode {
+    // Before any other thread exists: Ctrl-C must not leave temporary files behind.
+    cli::interrupt::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

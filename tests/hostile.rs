@@ -279,7 +279,8 @@ fn assert_deep_scan(levels: usize, rule_levels: &[usize]) {
         .zip(rule_levels.iter().copied())
         .collect();
     // Deeper files sort first: "d/d/..." < "d/r.promptinclude.md".
-    rules.sort_by(|a, b| promptinclude::discover::python_path_order(a.0.as_bytes(), b.0.as_bytes()));
+    rules
+        .sort_by(|a, b| promptinclude::discover::python_path_order(a.0.as_bytes(), b.0.as_bytes()));
     let (_, result) = scan_json(
         &root,
         &[

@@ -8,6 +8,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use super::interrupt;
+
 /// Prefix of temporary files; anything left with it is from an interrupted run.
 pub const TEMP_PREFIX: &str = ".promptinclude-tmp-";
 
@@ -22,15 +24,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     let temp = dir.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
+    // The temporary is removed on any error, and on an interrupt (see `cli::interrupt`).
     let result = (|| -> std::io::Result<()> {
-        let mut file = fs::File::create(&temp)?;
+        let (mut file, tracked) = interrupt::create_file(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
-        fs::rename(&temp, path)
+        tracked.commit(|temp| fs::rename(temp, path))
     })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 

@@ -21,22 +21,9 @@ use super::args::{BundleArgs, VerifyArgs};
 use super::atomic::TEMP_PREFIX;
 use super::commands::{check_root, section_file_name};
 use super::exit::ExitStatus;
+use super::interrupt;
 use super::progress::Progress;
 use super::settings::{collect_roots, init_threads, resolver};
-
-/// A directory that is removed on drop unless it was moved into place.
-struct TempDir {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_dir_all(&self.path);
-        }
-    }
-}
 
 /// `promptinclude bundle`.
 pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
@@ -46,11 +33,11 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     let batch = Batch::plan(&roots, &resolver)?;
     let (parent, name) = split_target(&args.out)?;
     ensure_replaceable(&args.out)?;
-    let mut temp = TempDir {
-        path: parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id())),
-        keep: false,
-    };
-    let roots_dir = temp.path.join("roots");
+    // Removed on any error and on an interrupt (see `cli::interrupt`).
+    let temp_path = parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
+    let temp = interrupt::create_dir(&temp_path)
+        .with_context(|| format!("cannot create {}", temp_path.display()))?;
+    let roots_dir = temp.path().join("roots");
     fs::create_dir_all(&roots_dir)
         .with_context(|| format!("cannot create {}", roots_dir.display()))?;
     let mut entries = Vec::with_capacity(roots.len());
@@ -69,8 +56,10 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
                 section_file_name(i, Path::new(&bundled.abs_root))
             );
             let scan = format!("{}.json", section.trim_end_matches(".md"));
-            failure = write_synced(&temp.path.join(&section), bundled.section.as_bytes())
-                .and_then(|()| write_synced(&temp.path.join(&scan), bundled.scan_line.as_bytes()));
+            failure = write_synced(&temp.path().join(&section), bundled.section.as_bytes())
+                .and_then(|()| {
+                    write_synced(&temp.path().join(&scan), bundled.scan_line.as_bytes())
+                });
             entries.push(bundled.entry(
                 &planned.source,
                 batch.scanner(planned).config(),
@@ -90,11 +79,10 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     };
     let mut json = serde_json::to_vec_pretty(&manifest)?;
     json.push(b'\n');
-    write_synced(&temp.path.join(MANIFEST_FILE), &json)?;
+    write_synced(&temp.path().join(MANIFEST_FILE), &json)?;
     sync_dir(&roots_dir)?;
-    sync_dir(&temp.path)?;
-    replace_dir(&temp.path, &args.out)?;
-    temp.keep = true;
+    sync_dir(temp.path())?;
+    temp.commit(|temp| replace_dir(temp, &args.out))?;
     sync_dir(parent)?;
     Ok(status)
 }

@@ -7,5 +7,6 @@ pub mod audit;
 pub mod bundle;
 pub mod commands;
 pub mod exit;
+pub mod interrupt;
 pub mod progress;
 pub mod settings;

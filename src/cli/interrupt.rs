@@ -1,0 +1,233 @@
+//! Interruption (Ctrl-C, `SIGTERM`, `SIGHUP`) while output files are being
+//! written: no temporary file or directory is left behind.
+//!
+//! Output files are written to a temporary name and renamed into place
+//! (`cli::atomic`), so an interrupted run never leaves a half-written file
+//! under a final name. What it could leave is the temporary itself. To
+//! prevent that, [`install`] blocks the three signals in every thread and
+//! lets one dedicated thread wait for them with `sigwait`, so no code runs in
+//! signal-handler context. On a signal that thread takes the registry lock,
+//! removes every temporary still registered, and then ends the process by the
+//! same signal (default action), so a shell sees the usual "killed by
+//! SIGINT" status.
+//!
+//! A temporary is created and registered under the registry lock
+//! ([`create_file`], [`create_dir`]), and renamed into place and unregistered
+//! under the same lock ([`Tracked::commit`]). Once the signal thread holds the
+//! lock, no new temporary can appear and none can be half-committed: each one
+//! either exists and is registered (and is removed), or is already in place.
+//! A temporary directory is first renamed aside, so that files other threads
+//! are still creating inside it by path cannot land in it, then removed.
+
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// Temporaries that exist right now, with whether each is a directory.
+static REGISTRY: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
+
+/// The signals that trigger the cleanup.
+const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+fn registry() -> MutexGuard<'static, Vec<(PathBuf, bool)>> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Blocks the interrupt signals in the calling thread (and so in every thread
+/// it starts afterwards) and starts the thread that handles them.
+///
+/// Call it first thing in `main`, before any other thread exists. If the
+/// signal thread cannot be started, the signals are unblocked again and keep
+/// their default behaviour.
+pub fn install() {
+    // SAFETY: sigset_t is plain data, initialised by sigemptyset before use.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::sigemptyset(&mut set);
+        for sig in SIGNALS {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+    let spawned = std::thread::Builder::new()
+        .name("signals".to_string())
+        .spawn(move || loop {
+            let mut sig: libc::c_int = 0;
+            // SAFETY: `set` is a valid signal set; `sig` is a valid out-parameter.
+            if unsafe { libc::sigwait(&set, &mut sig) } == 0 {
+                clean_up_and_die(sig);
+            }
+        });
+    if spawned.is_err() {
+        // SAFETY: as above; restores the default behaviour.
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
+    }
+}
+
+/// Removes every registered temporary, then ends the process by `sig`.
+fn clean_up_and_die(sig: libc::c_int) -> ! {
+    // Held until the process ends: nothing can register or commit any more.
+    let temps = registry();
+    for (path, is_dir) in temps.iter() {
+        if *is_dir {
+            remove_dir_aside(path);
+        } else {
+            let _ = fs::remove_file(path);
+        }
+    }
+    // SAFETY: restoring the default action and unblocking `sig` in this thread
+    // makes `raise` terminate the process the way the signal normally would.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        let mut only: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut only);
+        libc::sigaddset(&mut only, sig);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+    std::process::exit(128 + sig)
+}
+
+/// Renames a directory aside (so no new file can be created in it by path),
+/// then removes it, retrying for files whose creation was already under way.
+fn remove_dir_aside(path: &Path) {
+    let mut aside = OsString::from(path.as_os_str());
+    aside.push(".removing");
+    let target = if fs::rename(path, &aside).is_ok() {
+        PathBuf::from(aside)
+    } else {
+        path.to_path_buf()
+    };
+    for _ in 0..20 {
+        match fs::remove_dir_all(&target) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                std::thread::sleep(std::time::Duration::from_millis(5))
+            }
+            _ => return,
+        }
+    }
+}
+
+/// A registered temporary: removed if the process is interrupted while this
+/// value is alive, and removed when it is dropped without being committed
+/// (an error on the way). [`Tracked::commit`] moves it into place instead.
+#[derive(Debug)]
+pub struct Tracked {
+    path: PathBuf,
+    is_dir: bool,
+}
+
+impl Tracked {
+    /// The temporary's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `publish` (typically the rename into place) and unregisters the
+    /// temporary, both under the registry lock, so an interrupt sees either
+    /// the temporary or the published result, never a state in between. If
+    /// `publish` fails, the temporary is removed.
+    pub fn commit<T, E>(self, publish: impl FnOnce(&Path) -> Result<T, E>) -> Result<T, E> {
+        let mut temps = registry();
+        let result = publish(&self.path);
+        if result.is_ok() {
+            unregister(&mut temps, &self.path);
+            drop(temps);
+            // Published: there is nothing left for Drop to remove.
+            std::mem::forget(self);
+        }
+        result
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        let mut temps = registry();
+        if self.is_dir {
+            let _ = fs::remove_dir_all(&self.path);
+        } else {
+            let _ = fs::remove_file(&self.path);
+        }
+        unregister(&mut temps, &self.path);
+    }
+}
+
+fn unregister(temps: &mut Vec<(PathBuf, bool)>, path: &Path) {
+    if let Some(i) = temps.iter().rposition(|(p, _)| p == path) {
+        temps.swap_remove(i);
+    }
+}
+
+/// Creates (truncating) the temporary file `path` and registers it.
+pub fn create_file(path: &Path) -> io::Result<(File, Tracked)> {
+    let mut temps = registry();
+    let file = File::create(path)?;
+    temps.push((path.to_path_buf(), false));
+    let tracked = Tracked {
+        path: path.to_path_buf(),
+        is_dir: false,
+    };
+    Ok((file, tracked))
+}
+
+/// Creates the temporary directory `path` (and missing parents) and registers it.
+pub fn create_dir(path: &Path) -> io::Result<Tracked> {
+    let mut temps = registry();
+    fs::create_dir_all(path)?;
+    temps.push((path.to_path_buf(), true));
+    Ok(Tracked {
+        path: path.to_path_buf(),
+        is_dir: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registered(path: &Path) -> bool {
+        registry().iter().any(|(p, _)| p == path)
+    }
+
+    #[test]
+    fn commit_publishes_and_unregisters() {
+        let dir = tempfile::tempdir().unwrap();
+        let temp = dir.path().join(".tmp-a");
+        let (_file, tracked) = create_file(&temp).unwrap();
+        assert!(registered(&temp));
+        tracked
+            .commit(|p| fs::rename(p, dir.path().join("a")))
+            .unwrap();
+        assert!(!registered(&temp));
+        assert!(dir.path().join("a").exists());
+    }
+
+    #[test]
+    fn failed_commit_and_drop_remove_and_unregister() {
+        let dir = tempfile::tempdir().unwrap();
+        let temp = dir.path().join(".tmp-b");
+        let tracked = create_dir(&temp).unwrap();
+        fs::write(temp.join("inside"), "x").unwrap();
+        assert!(registered(&temp));
+        let err = tracked
+            .commit(|_| Err::<(), _>(io::Error::other("no")))
+            .unwrap_err();
+        assert_eq!(err.to_string(), "no");
+        assert!(!registered(&temp) && !temp.exists());
+        let (_file, tracked) = create_file(&temp).unwrap();
+        drop(tracked);
+        assert!(!registered(&temp) && !temp.exists());
+    }
+
+    #[test]
+    fn a_directory_is_removed_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let temp = dir.path().join(".tmp-c");
+        fs::create_dir_all(temp.join("x/y")).unwrap();
+        fs::write(temp.join("x/y/z"), "z").unwrap();
+        remove_dir_aside(&temp);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
