@@ -9,13 +9,13 @@
 //! roots.
 
 use std::collections::HashMap;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::discover::path::abspath;
+use crate::discover::path::abspath_of;
 use crate::error::Error;
 use crate::project::{ConfigSource, Resolved, Resolver};
 use crate::scan::{RootScan, Scanner};
@@ -50,12 +50,12 @@ impl Batch {
         let resolved: Vec<Resolved> = roots
             .par_iter()
             .map(|root| {
-                let abs = absolute(root.as_ref(), cwd.as_deref().map(|c| c.as_bytes()));
+                let abs = abspath_of(root.as_ref(), cwd.as_deref().map(|c| c.as_bytes()));
                 resolver.resolve(abs.as_deref())
             })
             .collect::<Result<_, Error>>()?;
         let mut scanners: Vec<Scanner> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut index: HashMap<Config, usize> = HashMap::new();
         let mut planned = Vec::with_capacity(roots.len());
         for (root, resolved) in roots.iter().zip(resolved) {
             let scanner = scanner_index(&mut scanners, &mut index, resolved.config)?;
@@ -88,17 +88,11 @@ impl Batch {
         work: impl Fn(usize, &PlannedRoot, &Scanner) -> R + Sync,
         mut sink: impl FnMut(usize, &PlannedRoot, R),
     ) {
-        for (w, window) in self.roots.chunks(WINDOW).enumerate() {
-            let start = w * WINDOW;
-            let results: Vec<R> = window
-                .par_iter()
-                .enumerate()
-                .map(|(k, root)| work(start + k, root, self.scanner(root)))
-                .collect();
-            for (k, (root, result)) in window.iter().zip(results).enumerate() {
-                sink(start + k, root, result);
-            }
-        }
+        in_input_order(
+            &self.roots,
+            |i, root| work(i, root, self.scanner(root)),
+            |i, root, result| sink(i, root, result),
+        );
     }
 
     /// Scans every root with its own configuration, in input order.
@@ -107,32 +101,38 @@ impl Batch {
     }
 }
 
-/// `os.path.abspath(root)`; `None` for a relative root without a current directory.
-fn absolute(root: &Path, cwd: Option<&[u8]>) -> Option<PathBuf> {
-    let bytes = root.as_os_str().as_bytes();
-    let cwd = match (bytes.first(), cwd) {
-        (Some(b'/'), _) => &b"/"[..],
-        (_, Some(cwd)) => cwd,
-        (_, None) => return None,
-    };
-    Some(PathBuf::from(std::ffi::OsString::from_vec(abspath(
-        bytes, cwd,
-    ))))
+/// Runs `work` on every item on the rayon pool, a window of items at a
+/// time, and hands the results to `sink` in input order; memory holds at
+/// most one window of results.
+pub fn in_input_order<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(usize, &T) -> R + Sync,
+    mut sink: impl FnMut(usize, &T, R),
+) {
+    for (w, window) in items.chunks(WINDOW).enumerate() {
+        let start = w * WINDOW;
+        let results: Vec<R> = window
+            .par_iter()
+            .enumerate()
+            .map(|(k, item)| work(start + k, item))
+            .collect();
+        for (k, (item, result)) in window.iter().zip(results).enumerate() {
+            sink(start + k, item, result);
+        }
+    }
 }
 
 /// The index of the scanner for `config`, compiling it on first use.
 fn scanner_index(
     scanners: &mut Vec<Scanner>,
-    index: &mut HashMap<String, usize>,
+    index: &mut HashMap<Config, usize>,
     config: Config,
 ) -> Result<usize, Error> {
-    // The six keys in a fixed order make a faithful key (Config has no Hash).
-    let key = serde_json::to_string(&config).unwrap_or_default();
-    if let Some(&i) = index.get(&key) {
+    if let Some(&i) = index.get(&config) {
         return Ok(i);
     }
-    scanners.push(Scanner::new(config)?);
-    index.insert(key, scanners.len() - 1);
+    scanners.push(Scanner::new(config.clone())?);
+    index.insert(config, scanners.len() - 1);
     Ok(scanners.len() - 1)
 }
 

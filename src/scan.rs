@@ -5,15 +5,13 @@
 //! its walk is done. Results come back in input order, a window of roots at
 //! a time, so memory grows with the window, not with the number of roots.
 
-use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
+use crate::batch::in_input_order;
 use crate::budget::{allocate, Allocation, ScanResult};
 use crate::config::Config;
-use crate::discover::{path::abspath, walk::discover, Candidate, Matchers};
+use crate::discover::{path::abspath_of, walk::discover, Candidate, Matchers};
 use crate::error::Error;
 use crate::read::{read_rule_file, ReadOutcome};
 
@@ -50,10 +48,6 @@ pub struct Scanner {
     cwd: Option<Vec<u8>>,
 }
 
-/// Roots scanned concurrently by [`Scanner::scan_batch`] before results are
-/// handed out; bounds memory for very long root lists.
-const BATCH_WINDOW: usize = 256;
-
 impl Scanner {
     /// Compiles `config`. Fails where the reference raises, before any walking.
     pub fn new(config: Config) -> Result<Scanner, Error> {
@@ -81,13 +75,7 @@ impl Scanner {
     /// `os.path.abspath(root)`, or `None` for a relative root when the
     /// current directory is gone.
     pub fn abs_root(&self, root: &Path) -> Option<PathBuf> {
-        let bytes = root.as_os_str().as_bytes();
-        let cwd = match (bytes.first(), &self.cwd) {
-            (Some(b'/'), _) => &b"/"[..],
-            (_, Some(cwd)) => &cwd[..],
-            (_, None) => return None,
-        };
-        Some(PathBuf::from(OsStr::from_bytes(&abspath(bytes, cwd))))
+        abspath_of(root, self.cwd.as_deref())
     }
 
     /// Scans one root: the reference's result for it.
@@ -130,17 +118,11 @@ impl Scanner {
         roots: &[P],
         mut sink: impl FnMut(usize, RootScan),
     ) {
-        let mut index = 0;
-        for window in roots.chunks(BATCH_WINDOW) {
-            let scans: Vec<RootScan> = window
-                .par_iter()
-                .map(|root| self.scan_detailed(root.as_ref()))
-                .collect();
-            for scan in scans {
-                sink(index, scan);
-                index += 1;
-            }
-        }
+        in_input_order(
+            roots,
+            |_, root| self.scan_detailed(root.as_ref()),
+            |i, _, scan| sink(i, scan),
+        );
     }
 }
 

@@ -14,7 +14,7 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::discover::fnmatch::NamePattern;
-use crate::discover::{python_path_order, Matchers};
+use crate::discover::{path::join_rel, python_path_order, Matchers};
 use crate::pystr::matching_str;
 
 /// Why a file named like a rule file was not discovered.
@@ -182,15 +182,6 @@ fn deciding_pattern(matchers: &Matchers, rel: &str, is_dir: bool) -> Option<(Str
 }
 
 /// `parent/name` as the patterns see it.
-fn join_rel(parent: &str, name: &[u8]) -> String {
-    let name = matching_str(name);
-    if parent.is_empty() {
-        name.into_owned()
-    } else {
-        format!("{parent}/{name}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

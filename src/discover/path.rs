@@ -3,6 +3,22 @@
 //! surrogate-escaped strings.
 
 use std::borrow::Cow;
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+/// `os.path.abspath(root)` for a filesystem path, given the current
+/// directory's bytes; `None` for a relative root when there is no current
+/// directory (the reference would raise).
+pub fn abspath_of(root: &Path, cwd: Option<&[u8]>) -> Option<PathBuf> {
+    let bytes = root.as_os_str().as_bytes();
+    let cwd = match (bytes.first(), cwd) {
+        (Some(b'/'), _) => &b"/"[..],
+        (_, Some(cwd)) => cwd,
+        (_, None) => return None,
+    };
+    Some(PathBuf::from(OsString::from_vec(abspath(bytes, cwd))))
+}
 
 /// `os.path.abspath` on POSIX, on bytes: joined to `cwd` when relative, then
 /// `normpath` (`.` and empty segments dropped, `..` pops, symlinks are not
@@ -38,6 +54,22 @@ fn normpath(path: &[u8]) -> Vec<u8> {
     let mut out = vec![b'/'; leading];
     out.extend_from_slice(&parts.join(&b'/'));
     out
+}
+
+/// `rel + "/" + name` (just `name` at the root), in the form the matchers
+/// see: undecodable bytes of `name` become stand-in characters
+/// ([`crate::pystr::matching_str`]).
+pub fn join_rel(parent: &str, name: &[u8]) -> String {
+    let name = crate::pystr::matching_str(name);
+    if parent.is_empty() {
+        name.into_owned()
+    } else {
+        let mut rel = String::with_capacity(parent.len() + 1 + name.len());
+        rel.push_str(parent);
+        rel.push('/');
+        rel.push_str(&name);
+        rel
+    }
 }
 
 /// Python's view of a byte string decoded with `surrogateescape`: code points,

@@ -23,7 +23,7 @@
 
 use std::sync::Mutex;
 
-use super::{sort_candidates, Candidate, Matchers};
+use super::{path::join_rel, sort_candidates, Candidate, Matchers};
 use crate::pystr::matching_str;
 use crate::sys::{self, EntryKind};
 
@@ -142,17 +142,4 @@ impl<'m> Walk<'m> {
 /// `os.DirEntry.is_dir()` for a link: does it point at a directory?
 fn is_dir_following(dir: &std::os::fd::OwnedFd, name: &[u8]) -> bool {
     sys::stat_at(dir, name, true).is_ok_and(|st| sys::is_dir_mode(&st))
-}
-
-fn join_rel(parent: &str, name: &[u8]) -> String {
-    let name = matching_str(name);
-    if parent.is_empty() {
-        name.into_owned()
-    } else {
-        let mut rel = String::with_capacity(parent.len() + 1 + name.len());
-        rel.push_str(parent);
-        rel.push('/');
-        rel.push_str(&name);
-        rel
-    }
 }
