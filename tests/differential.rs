@@ -63,6 +63,8 @@ fn random_trees_match_the_oracle() {
         .collect();
     let mut compared = 0;
     let mut failures = Vec::new();
+    // How often each situation occurred, so the test proves it covered them.
+    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
     for c in 0..configs {
         let cfg = random_config(&mut rng, c);
         let cfg_path = work.path().join(format!("config{c}.json"));
@@ -80,6 +82,16 @@ fn random_trees_match_the_oracle() {
         assert_eq!(exp_lines.len(), act_lines.len(), "config {cfg}: line count");
         for (i, (e, a)) in exp_lines.iter().zip(&act_lines).enumerate() {
             compared += 1;
+            if let Ok(record) = serde_json::from_slice::<serde_json::Value>(e) {
+                for file in record["files"].as_array().into_iter().flatten() {
+                    *seen
+                        .entry(file["status"].as_str().unwrap_or("?").to_string())
+                        .or_default() += 1;
+                }
+                if record["skipped_count"].as_i64().unwrap_or(0) > 0 {
+                    *seen.entry("skipped_count>0".into()).or_default() += 1;
+                }
+            }
             if e != a {
                 failures.push(format!(
                     "scan, config {cfg}, root {}: {}",
@@ -117,7 +129,15 @@ fn random_trees_match_the_oracle() {
             ));
         }
     }
-    eprintln!("differential: {trees} trees x {configs} configs, {compared} scan records compared, {} differences", failures.len());
+    eprintln!("differential: {trees} trees x {configs} configs, {compared} scan records compared, {} differences; statuses seen: {seen:?}", failures.len());
+    if trees * configs >= 60 {
+        for situation in ["ok", "cropped", "skipped", "skipped_count>0"] {
+            assert!(
+                seen.contains_key(situation),
+                "the random cases never produced {situation}: {seen:?}"
+            );
+        }
+    }
     assert!(
         failures.is_empty(),
         "{} differences:\n{}",

@@ -265,6 +265,15 @@ pub fn random_config(rng: &mut Rng, i: usize) -> serde_json::Value {
     if i == 0 {
         return serde_json::Value::Object(cfg);
     }
+    // Configs 1 and 2 always make the rare statuses likely: a budget so tight
+    // that a file after the first gets the `skipped` status, and one file at most.
+    if i == 1 {
+        cfg.insert("max_total_tokens".into(), (70 + rng.below(60)).into());
+        cfg.insert("max_file_tokens".into(), 40.into());
+    }
+    if i == 2 {
+        cfg.insert("max_file_count".into(), 1.into());
+    }
     if rng.chance(30) {
         cfg.insert(
             "name_pattern".into(),
