@@ -25,7 +25,7 @@ use promptinclude::read::decode as decode_bytes;
 use promptinclude::tokenize;
 
 /// Most probe paths a [`gitignore`] input is matched against.
-const MAX_PROBES: usize = 24;
+const MAX_PROBES: usize = 16;
 
 /// gitignore text → compiled spec → verdicts.
 ///
@@ -60,7 +60,10 @@ pub fn gitignore(data: &[u8]) {
         (Err(e), None) => panic!("rejected {text:?} ({e}); pathspec accepts it"),
     };
     let Some(spec) = spec else {
-        assert!(gitignore_lines(&text).next().is_none(), "no spec for {text:?}");
+        assert!(
+            gitignore_lines(&text).next().is_none(),
+            "no spec for {text:?}"
+        );
         return;
     };
     for path in probe_paths(&text) {
@@ -372,7 +375,10 @@ pub fn trim(data: &[u8]) {
     assert_eq!(n, tokenize::count_fast(&text), "fast engine on {text:?}");
     let out = tokenize::trim(&text, max);
     if n <= max {
-        assert!(matches!(out, Cow::Borrowed(t) if t == text), "fits, unchanged");
+        assert!(
+            matches!(out, Cow::Borrowed(t) if t == text),
+            "fits, unchanged"
+        );
     } else {
         let n_chars = text.chars().count();
         let keep = (n_chars as f64 * (max as f64 / n as f64) * 0.8) as usize;
@@ -391,7 +397,10 @@ pub fn trim(data: &[u8]) {
     }
     let cuts = tokenize::cut_points(&text, 1 + seed % 64);
     assert!(cuts.windows(2).all(|w| w[0] < w[1]) || text.is_empty());
-    let sum: usize = cuts.windows(2).map(|w| tokenize::count(&text[w[0]..w[1]])).sum();
+    let sum: usize = cuts
+        .windows(2)
+        .map(|w| tokenize::count(&text[w[0]..w[1]]))
+        .sum();
     assert_eq!(sum, n, "chunked count of {text:?}");
 }
 
