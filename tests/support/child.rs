@@ -112,6 +112,23 @@ impl Running {
         }
     }
 
+    /// Spawns `cmd` with stdout collected and stderr going to `stderr` (not
+    /// collected), e.g. a pseudo-terminal.
+    pub fn start_with_stderr(cmd: &mut Command, stderr: Stdio) -> Running {
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr);
+        let started = Instant::now();
+        let mut child = cmd.spawn().expect("the binary starts");
+        let stdout = Some(collect(child.stdout.take().expect("piped stdout")));
+        Running {
+            child,
+            stdout,
+            stderr: None,
+            started,
+        }
+    }
+
     /// The child's process id.
     pub fn pid(&self) -> libc::pid_t {
         self.child.id() as libc::pid_t
