@@ -41,10 +41,19 @@ fn closed_stdout_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let root = big_root(dir.path());
     let list = roots_file(dir.path(), &root, 3000);
-    for args in [vec!["scan", "--roots-from"], vec!["audit", "--roots-from"]] {
+    let paths = "node_modules/x\nsrc/a.promptinclude.md\n".repeat(200_000);
+    let (list, root) = (list.to_str().unwrap(), root.to_str().unwrap());
+    let cases: [(Vec<&str>, Option<&str>); 4] = [
+        (vec!["scan", "--roots-from", list], None),
+        (vec!["audit", "--roots-from", list], None),
+        (vec!["render", "--max-file-tokens", "20000", root], None),
+        (vec!["check-ignore", "-n", "--stdin"], Some(&paths)),
+    ];
+    for (args, input) in cases {
         let mut cmd = Command::new(common::binary());
-        cmd.args(&args).arg(&list);
-        let mut child = Running::start_with(&mut cmd, None, false);
+        cmd.args(&args);
+        let input = input.map(|s| s.as_bytes().to_vec());
+        let mut child = Running::start_with(&mut cmd, input, false);
         let mut reader = BufReader::new(child.take_stdout());
         let mut first = String::new();
         reader.read_line(&mut first).unwrap();
