@@ -102,6 +102,13 @@ pub fn path_cost(candidate: &Candidate) -> i64 {
     tokenize::count(&candidate.token_text()) as i64 + 5
 }
 
+/// The reference's `trim_start(raw, max)` and the tokens of what it keeps.
+fn crop(raw: &str, full_count: i64, max: i64) -> (String, i64, Status) {
+    let text = tokenize::trim_counted(raw, full_count as usize, max as usize).into_owned();
+    let tokens = tokenize::count(&text) as i64;
+    (text, tokens, Status::Cropped)
+}
+
 /// Runs the reference's budget pass over `candidates` (already sorted),
 /// calling `read` for each candidate the pass reaches, in order.
 pub fn allocate(
@@ -149,48 +156,28 @@ pub fn allocate(
         }
         let capped = n.min(config.max_file_tokens);
         dispositions.push(Disposition::Included(files.len()));
-        if used + p + capped > total {
+        let (content, token_count, status) = if used + p + capped > total {
+            exhausted = true;
             let remaining = total - used - p;
             if remaining > 50 {
-                let text =
-                    tokenize::trim_counted(&raw, n as usize, remaining as usize).into_owned();
-                let k = tokenize::count(&text) as i64;
-                used += p + k;
-                files.push(FileEntry {
-                    path,
-                    content: text,
-                    token_count: k,
-                    status: Status::Cropped,
-                });
+                crop(&raw, n, remaining)
             } else {
-                files.push(FileEntry {
-                    path,
-                    content: String::new(),
-                    token_count: 0,
-                    status: Status::Skipped,
-                });
+                (String::new(), 0, Status::Skipped)
             }
-            exhausted = true;
         } else if capped < n {
-            let text = tokenize::trim_counted(&raw, n as usize, config.max_file_tokens as usize)
-                .into_owned();
-            let k = tokenize::count(&text) as i64;
-            used += p + k;
-            files.push(FileEntry {
-                path,
-                content: text,
-                token_count: k,
-                status: Status::Cropped,
-            });
+            crop(&raw, n, config.max_file_tokens)
         } else {
-            used += p + n;
-            files.push(FileEntry {
-                path,
-                content: raw,
-                token_count: n,
-                status: Status::Ok,
-            });
+            (raw, n, Status::Ok)
+        };
+        if status != Status::Skipped {
+            used += p + token_count;
         }
+        files.push(FileEntry {
+            path,
+            content,
+            token_count,
+            status,
+        });
     }
     // Reconciliation: blank files end up counted here.
     let unaccounted = candidates.len() as i64 - files.len() as i64 - skipped;
