@@ -11,13 +11,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-fn promptinclude(args: &[&str], cwd: &Path) -> Output {
-    Command::new(common::binary())
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
+use common::promptinclude;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

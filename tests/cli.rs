@@ -5,17 +5,10 @@ mod common;
 use std::fs;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn promptinclude(args: &[&str], cwd: &Path) -> Output {
-    Command::new(common::binary())
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
+use common::promptinclude;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

@@ -9,6 +9,7 @@
 //! may set 30), PROMPTINCLUDE_FUZZ_SEED (default 1). Long runs: see
 //! `docs/fuzzing.md`.
 
+mod common;
 #[path = "../fuzz/src/lib.rs"]
 mod targets;
 
@@ -16,27 +17,10 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use common::Rng;
 use promptinclude::discover::fnmatch::NamePattern;
 use promptinclude::discover::gitwildmatch::{gitignore_lines, IgnoreSpec, PatternErrorKind};
 use serde_json::Value;
-
-/// xorshift64*, seeded.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// Byte strings worth inserting: the syntax every target cares about.
 const TOKENS: &[&[u8]] = &[
@@ -139,8 +123,7 @@ fn smoke(name: &str, target: fn(&[u8])) -> usize {
         target(seed);
     }
     let budget = Duration::from_secs(env_u64("PROMPTINCLUDE_FUZZ_SECS", 2));
-    let mut rng =
-        Rng(env_u64("PROMPTINCLUDE_FUZZ_SEED", 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(env_u64("PROMPTINCLUDE_FUZZ_SEED", 1));
     let started = Instant::now();
     let mut runs = seeds.len();
     while started.elapsed() < budget {

@@ -6,17 +6,10 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn promptinclude(args: &[&str], cwd: &Path) -> Output {
-    Command::new(common::binary())
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
+use common::promptinclude;
 
 fn write(root: &Path, rel: &str, content: &str) {
     let path = root.join(rel);

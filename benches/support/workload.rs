@@ -14,7 +14,8 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// xorshift64*: small, seeded, reproducible.
+/// xorshift64*: small, seeded, reproducible. The one generator of the
+/// benches and the tests (tests/common re-exports it).
 pub struct Rng(u64);
 
 impl Rng {
@@ -22,7 +23,8 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    fn next(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -34,9 +36,13 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
+    /// True with the given percentage.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
     /// One of `items`.
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
     }
 }
 

@@ -7,30 +7,17 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// xorshift64*: small, seeded, reproducible.
-pub struct Rng(u64);
+#[path = "../../benches/support/workload.rs"]
+mod workload;
+pub use workload::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    pub fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
+/// Runs the promptinclude binary with `args` in `cwd`.
+pub fn promptinclude(args: &[&str], cwd: &Path) -> std::process::Output {
+    Command::new(binary())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
 }
 
 /// The promptinclude binary under test.
