@@ -97,7 +97,10 @@ impl Scanner {
     ) -> RootScan {
         let given = root.to_string_lossy().into_owned();
         let abs = self.abs_root(root);
-        let is_dir = abs.as_ref().is_some_and(|a| a.is_dir());
+        // os.path.isdir (links followed), also for roots longer than PATH_MAX.
+        let is_dir = abs.as_ref().is_some_and(|a| {
+            crate::sys::open(a.as_os_str().as_bytes(), libc::O_PATH | libc::O_DIRECTORY).is_ok()
+        });
         let candidates = match (&abs, is_dir) {
             (Some(abs), true) => discover(abs.as_os_str().as_bytes(), &self.matchers),
             _ => Vec::new(),

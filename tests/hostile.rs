@@ -321,6 +321,19 @@ fn tree_3000_levels_deep_past_path_max_is_walked_completely() {
     assert_deep_scan(3000, &[1, 2000, 2047, 2048, 3000]);
 }
 
+/// A root that is itself longer than `PATH_MAX` is still a directory and is
+/// scanned (it used to come back as "not a directory").
+#[test]
+fn root_longer_than_path_max_is_scanned() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = deep_chain(dir.path(), 2100, &[2100]);
+    let root = rules[0].strip_suffix("/r.promptinclude.md").unwrap();
+    assert!(root.len() > 4096);
+    let (_, result) = scan_json(Path::new(root), &[], Duration::from_secs(60));
+    assert_eq!(paths(&result), rules);
+    assert_eq!(result["files"][0]["content"], "rule at level 2100\n");
+}
+
 #[test]
 fn two_hundred_thousand_entries_in_one_directory() {
     let dir = tempfile::tempdir().unwrap();
