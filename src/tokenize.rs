@@ -19,8 +19,10 @@
 //!   regex-free cl100k pre-tokenizer plus tiktoken's own rank-merge BPE over a
 //!   zero-load table compiled into the binary (`tokenize/cl100k.bin`: the
 //!   vocabulary sorted by bytes, with ranks, and the `\p{L}` / `\p{N}` ranges
-//!   of the same Unicode tables bpe-openai's regex uses). Its first call costs
-//!   microseconds, but it is slower per byte, so it only serves small texts
+//!   of the same Unicode tables bpe-openai's regex uses), with a per-thread
+//!   cache of piece counts (rule files repeat their words). Its first call
+//!   costs microseconds, but a piece it has not seen is slower to merge than
+//!   in bpe-openai, so it only serves small texts
 //!   until a byte budget ([`FAST_BUDGET`]) is used up (ski-rental: at most the
 //!   cost of one vocabulary load is spent before we pay for the load), and it
 //!   hands pieces longer than [`FAST_PIECE_MAX`] bytes to bpe-openai.
@@ -228,6 +230,13 @@ pub fn count_fast(text: &str) -> usize {
     fast::count(text)
 }
 
+/// [`count_fast`] without the per-thread piece cache: every piece is merged
+/// afresh. Exposed for tests (the cache must not change any count) and
+/// benchmarks.
+pub fn count_fast_uncached(text: &str) -> usize {
+    fast::count_uncached(text)
+}
+
 /// Counts with bpe-openai only (loading its vocabulary on first use). Exposed
 /// for tests and benchmarks.
 pub fn count_bpe(text: &str) -> usize {
@@ -244,7 +253,11 @@ pub fn pieces(text: &str) -> impl Iterator<Item = &str> {
 /// rank-merge BPE over the embedded table.
 mod fast {
     use super::{bpe, FAST_PIECE_MAX};
+    use rustc_hash::FxHasher;
+    use std::cell::RefCell;
     use std::cmp::Ordering;
+    use std::collections::HashMap;
+    use std::hash::BuildHasherDefault;
     use std::sync::OnceLock;
 
     /// The embedded table, generated from bpe-openai's vocabulary and
@@ -530,8 +543,59 @@ mod fast {
         parts.len() - 1
     }
 
+    /// Pieces up to this many bytes are remembered by [`PieceCache`].
+    const CACHED_PIECE_MAX: usize = 48;
+
+    /// Entries a thread's [`PieceCache`] holds before it starts afresh.
+    const CACHE_ENTRIES: usize = 1 << 14;
+
+    /// Token counts of pieces this thread has already merged. Prose and code
+    /// repeat the same words, so most pieces of a rule file are hits: a hash
+    /// probe instead of a BPE merge over binary searches in the table. The
+    /// count of a piece never depends on its context, so the cache is exact;
+    /// it is bounded (at most [`CACHE_ENTRIES`] pieces of at most
+    /// [`CACHED_PIECE_MAX`] bytes, under 1 MiB per thread) and cleared when full.
+    #[derive(Default)]
+    struct PieceCache {
+        counts: HashMap<Box<[u8]>, u32, BuildHasherDefault<FxHasher>>,
+    }
+
+    impl PieceCache {
+        fn count(&mut self, t: &Table, piece: &[u8]) -> usize {
+            if piece.len() <= 1 || piece.len() > CACHED_PIECE_MAX {
+                return piece_count(t, piece);
+            }
+            if let Some(&n) = self.counts.get(piece) {
+                return n as usize;
+            }
+            let n = piece_count(t, piece);
+            if self.counts.len() >= CACHE_ENTRIES {
+                self.counts.clear();
+            }
+            // A piece of at most CACHED_PIECE_MAX bytes has fewer tokens than that.
+            self.counts.insert(piece.into(), n as u32);
+            n
+        }
+    }
+
+    thread_local! {
+        static CACHE: RefCell<PieceCache> = RefCell::default();
+    }
+
     /// Token count of `text` with the fast engine.
     pub(super) fn count(text: &str) -> usize {
+        let t = table();
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            Pieces { text, pos: 0 }
+                .map(|p| cache.count(t, p.as_bytes()))
+                .sum()
+        })
+    }
+
+    /// Token count of `text` with the fast engine, bypassing the piece cache
+    /// (for tests that check the cache changes nothing).
+    pub(super) fn count_uncached(text: &str) -> usize {
         let t = table();
         Pieces { text, pos: 0 }
             .map(|p| piece_count(t, p.as_bytes()))

@@ -6,8 +6,8 @@
 //! parallel counting, trimming, and pathological runs.
 
 use promptinclude::tokenize::{
-    char_classes, count, count_bpe, count_fast, count_large, cut_points, is_cut, pieces,
-    table_rank, table_tokens, trim, trim_counted,
+    char_classes, count, count_bpe, count_fast, count_fast_uncached, count_large, cut_points,
+    is_cut, pieces, table_rank, table_tokens, trim, trim_counted,
 };
 use std::collections::HashSet;
 
@@ -207,6 +207,37 @@ fn random_strings_match_tiktoken() {
         compared += 1;
     }
     eprintln!("compared {compared} random strings with tiktoken-rs");
+}
+
+#[test]
+fn piece_cache_changes_no_count() {
+    // The fast engine remembers piece counts per thread. Hits, misses, and
+    // the clearing when the cache is full (tens of thousands of distinct
+    // pieces here) must all give the uncached count, which the other tests
+    // tie to tiktoken.
+    let mut rng = Rng(7);
+    let mut distinct = HashSet::new();
+    for round in 0..iterations(20_000) {
+        let text = random_text(&mut rng, if round % 50 == 0 { 300 } else { 30 });
+        for piece in pieces(&text) {
+            distinct.insert(piece.to_string());
+        }
+        let uncached = count_fast_uncached(&text);
+        assert_eq!(count_fast(&text), uncached, "first: {text:?}");
+        assert_eq!(count_fast(&text), uncached, "repeated: {text:?}");
+    }
+    if !cfg!(debug_assertions) {
+        assert!(
+            distinct.len() > 20_000,
+            "cache never filled: {}",
+            distinct.len()
+        );
+    }
+    // The same piece in different contexts: counts are per piece, so the
+    // text around it cannot matter.
+    for text in ["hello hello", "hello", " hello", "xhello", "hello\n\nhello"] {
+        assert_eq!(count_fast(text), tiktoken_count(text), "{text:?}");
+    }
 }
 
 #[test]
