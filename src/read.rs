@@ -58,10 +58,16 @@ pub fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
 /// on the open handle, which is opened non-blocking (so a fifo swapped in
 /// between the two checks cannot block us). Paths beyond `PATH_MAX` work.
 pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut file = crate::sys::open_regular_file(path.as_os_str().as_encoded_bytes())?;
-    let len = file.metadata()?.len();
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
-    file.read_to_end(&mut bytes)?;
+    let (mut file, len) = crate::sys::open_regular_file(path.as_os_str().as_encoded_bytes())?;
+    // One byte more than the size, so that a file read whole comes back
+    // short and no call is needed just to see the end; a file that grew
+    // since is read on to its end.
+    let capacity = usize::try_from(len).unwrap_or(0).saturating_add(1);
+    let mut bytes = Vec::with_capacity(capacity);
+    let n = (&mut file).take(capacity as u64).read_to_end(&mut bytes)?;
+    if n == capacity {
+        file.read_to_end(&mut bytes)?;
+    }
     Ok(bytes)
 }
 

@@ -46,6 +46,16 @@ pub fn open(path: &[u8], flags: libc::c_int) -> io::Result<OwnedFd> {
     openat(dir.as_ref(), rest, flags)
 }
 
+/// Opens the directory `name` (one path component) inside the open
+/// directory `dir`, for listing.
+pub fn open_dir_at(dir: &OwnedFd, name: &[u8]) -> io::Result<OwnedFd> {
+    openat(
+        Some(dir),
+        name,
+        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+    )
+}
+
 fn openat(dir: Option<&OwnedFd>, path: &[u8], flags: libc::c_int) -> io::Result<OwnedFd> {
     let c_path = CString::new(path).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     let dir_fd = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
@@ -59,32 +69,38 @@ fn openat(dir: Option<&OwnedFd>, path: &[u8], flags: libc::c_int) -> io::Result<
     }
 }
 
-/// Opens `path` for reading only if, following links, it is a regular file:
-/// the type is checked with `fstatat` before opening (a device or fifo is
-/// never opened) and again with `fstat` on the handle, which is opened
-/// non-blocking so that a fifo swapped in between cannot block.
-pub fn open_regular_file(path: &[u8]) -> io::Result<std::fs::File> {
-    let not_regular = || io::Error::other("not a regular file");
-    let (parent, name) = match path.iter().rposition(|&b| b == b'/') {
-        Some(0) => (&b"/"[..], &path[1..]),
-        Some(i) => (&path[..i], &path[i + 1..]),
-        None => (&b"."[..], path),
+/// Opens `path` for reading only if, following links, it is a regular file,
+/// and returns it with its size: the type is checked with `fstatat` before
+/// opening (a device or fifo is never opened) and again with `fstat` on the
+/// handle, which is opened non-blocking so that a fifo swapped in between
+/// cannot block. Three system calls for a path within `PATH_MAX`; longer
+/// paths go through a handle on the parent directory.
+pub fn open_regular_file(path: &[u8]) -> io::Result<(std::fs::File, u64)> {
+    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    let (dir, name) = if path.len() <= MAX_PATH_CHUNK {
+        (None, path)
+    } else {
+        let cut = path.iter().rposition(|&b| b == b'/').unwrap_or(0);
+        let dir = open(&path[..cut.max(1)], libc::O_PATH | libc::O_DIRECTORY)?;
+        (Some(dir), &path[cut + 1..])
     };
-    let dir = open(parent, libc::O_PATH | libc::O_DIRECTORY)?;
-    let st = stat_at(&dir, name, true)?;
-    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
-        return Err(not_regular());
+    check_regular(&stat_at_or_cwd(dir.as_ref(), name, true)?)?;
+    let file = std::fs::File::from(openat(dir.as_ref(), name, flags)?);
+    // SAFETY: zeroed `stat` is a valid out-parameter; the result is checked.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
     }
-    let fd = openat(
-        Some(&dir),
-        name,
-        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC,
-    )?;
-    let file = std::fs::File::from(fd);
-    if !file.metadata()?.is_file() {
-        return Err(not_regular());
+    check_regular(&st)?;
+    Ok((file, u64::try_from(st.st_size).unwrap_or(0)))
+}
+
+fn check_regular(st: &libc::stat) -> io::Result<()> {
+    if st.st_mode & libc::S_IFMT == libc::S_IFREG {
+        Ok(())
+    } else {
+        Err(io::Error::other("not a regular file"))
     }
-    Ok(file)
 }
 
 /// What a directory entry's `d_type` says it is.
@@ -175,11 +191,17 @@ pub fn read_dir(dir: &OwnedFd, mut visit: impl FnMut(&[u8], EntryKind)) -> io::R
 /// `fstatat(dir, name)`: the entry's status, following a symlink when
 /// `follow` (errors: broken link, loop, permission, ...).
 pub fn stat_at(dir: &OwnedFd, name: &[u8], follow: bool) -> io::Result<libc::stat> {
+    stat_at_or_cwd(Some(dir), name, follow)
+}
+
+/// [`stat_at`], relative to the working directory when `dir` is `None`.
+fn stat_at_or_cwd(dir: Option<&OwnedFd>, name: &[u8], follow: bool) -> io::Result<libc::stat> {
     let c_name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+    let dir_fd = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
     // SAFETY: zeroed `stat` is a valid out-parameter; the result is checked.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::fstatat(dir.as_raw_fd(), c_name.as_ptr(), &mut st, flags) };
+    let rc = unsafe { libc::fstatat(dir_fd, c_name.as_ptr(), &mut st, flags) };
     if rc < 0 {
         Err(io::Error::last_os_error())
     } else {

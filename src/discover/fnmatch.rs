@@ -92,6 +92,27 @@ impl NamePattern {
         }
     }
 
+    /// [`NamePattern::is_match`] on a raw file name, whose undecodable bytes
+    /// stand for the characters [`crate::pystr::matching_str`] gives them.
+    ///
+    /// For the literal shapes with an ASCII literal the raw bytes are tested
+    /// directly, with no decoding: ASCII bytes are always decoded as
+    /// themselves and stand-in characters contain no ASCII byte, so a name
+    /// starts with, ends with, contains or equals an ASCII literal exactly
+    /// when its decoded form does.
+    pub fn is_match_bytes(&self, name: &[u8]) -> bool {
+        match &self.matcher {
+            Matcher::Any => true,
+            Matcher::Exact(lit) if lit.is_ascii() => name == lit.as_bytes(),
+            Matcher::Suffix(lit) if lit.is_ascii() => name.ends_with(lit.as_bytes()),
+            Matcher::Prefix(lit) if lit.is_ascii() => name.starts_with(lit.as_bytes()),
+            Matcher::Contains(lit) if lit.is_ascii() => {
+                name.windows(lit.len()).any(|w| w == lit.as_bytes())
+            }
+            _ => self.is_match(&crate::pystr::matching_str(name)),
+        }
+    }
+
     /// The pattern as given to [`NamePattern::new`].
     pub fn as_str(&self) -> &str {
         &self.pattern
@@ -314,6 +335,63 @@ mod tests {
         match NamePattern::new(pattern) {
             Ok(p) => p.is_match(name),
             Err(e) => panic!("{pattern}: {e}"),
+        }
+    }
+
+    #[test]
+    fn raw_names_match_like_their_decoded_form() {
+        // Every shape, ASCII and non-ASCII literals, names with undecodable
+        // bytes next to the literal: the byte path must agree with matching
+        // the stand-in string.
+        let patterns = [
+            "*.promptinclude.md",
+            "*.md",
+            "rules*",
+            "*rule*",
+            "a.md",
+            "*",
+            "",
+            "*é*",
+            "é*",
+            "*\u{fffd}",
+            "r?les.md",
+            "[!a]*",
+            "**x**",
+        ];
+        let parts: [&[u8]; 12] = [
+            b"rules",
+            b".promptinclude",
+            b".md",
+            b"\xff",
+            b"\xc3",
+            b"\xc3\xa9",
+            b"\xe2\x82",
+            b"a",
+            b"",
+            b"\xef\xbf\xbd",
+            b"\xf4\x8f\xbf\xbf",
+            b"rule",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for pattern in patterns {
+            let p = NamePattern::new(pattern).unwrap();
+            for _ in 0..3000 {
+                let name: Vec<u8> = (0..next(5))
+                    .flat_map(|_| parts[next(parts.len())].to_vec())
+                    .collect();
+                let decoded = crate::pystr::matching_str(&name);
+                assert_eq!(
+                    p.is_match_bytes(&name),
+                    p.is_match(&decoded),
+                    "{pattern:?} on {name:?}"
+                );
+            }
         }
     }
 
