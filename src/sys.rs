@@ -10,7 +10,7 @@
 //! deeper than the kernel's path limit are still walked and read.
 
 use std::cell::RefCell;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
@@ -46,6 +46,22 @@ pub fn open(path: &[u8], flags: libc::c_int) -> io::Result<OwnedFd> {
     openat(dir.as_ref(), rest, flags)
 }
 
+/// Calls `f` with `path` as a C string: on the stack for names and short
+/// paths (one per directory in the walk: no allocation), else in a `CString`.
+/// A path containing NUL is an `InvalidInput` error.
+fn with_c_path<T>(path: &[u8], f: impl FnOnce(&CStr) -> T) -> io::Result<T> {
+    let invalid = || io::Error::from(io::ErrorKind::InvalidInput);
+    let mut buffer = [0u8; 384];
+    if path.len() < buffer.len() {
+        buffer[..path.len()].copy_from_slice(path);
+        let c_path = CStr::from_bytes_with_nul(&buffer[..=path.len()]).map_err(|_| invalid())?;
+        Ok(f(c_path))
+    } else {
+        let c_path = CString::new(path).map_err(|_| invalid())?;
+        Ok(f(&c_path))
+    }
+}
+
 /// Opens the directory `name` (one path component) inside the open
 /// directory `dir`, for listing.
 pub fn open_dir_at(dir: &OwnedFd, name: &[u8]) -> io::Result<OwnedFd> {
@@ -57,10 +73,11 @@ pub fn open_dir_at(dir: &OwnedFd, name: &[u8]) -> io::Result<OwnedFd> {
 }
 
 fn openat(dir: Option<&OwnedFd>, path: &[u8], flags: libc::c_int) -> io::Result<OwnedFd> {
-    let c_path = CString::new(path).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     let dir_fd = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
     // SAFETY: a valid NUL-terminated path and flags; the result is checked.
-    let fd = unsafe { libc::openat(dir_fd, c_path.as_ptr(), flags, 0o666) };
+    let fd = with_c_path(path, |c_path| unsafe {
+        libc::openat(dir_fd, c_path.as_ptr(), flags, 0o666)
+    })?;
     if fd < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -161,10 +178,8 @@ pub fn read_dir(dir: &OwnedFd, mut visit: impl FnMut(&[u8], EntryKind)) -> io::R
                 }
                 let d_type = bytes[offset + 18];
                 let name_field = &bytes[offset + 19..offset + reclen];
-                let name = &name_field[..name_field
-                    .iter()
-                    .position(|&b| b == 0)
-                    .unwrap_or(name_field.len())];
+                let name =
+                    CStr::from_bytes_until_nul(name_field).map_or(name_field, CStr::to_bytes);
                 offset += reclen;
                 if name == b"." || name == b".." {
                     continue;
@@ -196,12 +211,13 @@ pub fn stat_at(dir: &OwnedFd, name: &[u8], follow: bool) -> io::Result<libc::sta
 
 /// [`stat_at`], relative to the working directory when `dir` is `None`.
 fn stat_at_or_cwd(dir: Option<&OwnedFd>, name: &[u8], follow: bool) -> io::Result<libc::stat> {
-    let c_name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
     let dir_fd = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
     // SAFETY: zeroed `stat` is a valid out-parameter; the result is checked.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::fstatat(dir_fd, c_name.as_ptr(), &mut st, flags) };
+    let rc = with_c_path(name, |c_name| unsafe {
+        libc::fstatat(dir_fd, c_name.as_ptr(), &mut st, flags)
+    })?;
     if rc < 0 {
         Err(io::Error::last_os_error())
     } else {
