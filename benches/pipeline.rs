@@ -56,6 +56,21 @@ fn patterns(c: &mut Criterion) {
     group.bench_function("default-spec/dir-check", |b| {
         b.iter(|| paths.iter().filter(|p| spec.is_dir_ignored(p)).count())
     });
+    // What most directories of a tree look like: no ignored name anywhere.
+    let source: Vec<String> = (0..1000)
+        .map(|i| {
+            format!(
+                "services{}/core{}/utils{}/api{}",
+                i % 4,
+                i % 3,
+                i % 5,
+                i % 7
+            )
+        })
+        .collect();
+    group.bench_function("default-spec/dir-check-source", |b| {
+        b.iter(|| source.iter().filter(|p| spec.is_dir_ignored(p)).count())
+    });
     group.finish();
 }
 

@@ -39,7 +39,9 @@
 
 use std::fmt;
 
+use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex_syntax::hir::{Hir, HirKind};
 
 use crate::pystr::{py_rstrip, py_splitlines, py_strip};
 
@@ -142,6 +144,11 @@ pub struct IgnoreSpec {
     active: Vec<usize>,
     /// Whether any active pattern is negated; if not, "any match" is the verdict.
     has_negated: bool,
+    /// When no pattern is negated and every active pattern's regex requires a
+    /// literal (see [`required_literal`]): those literals. A path containing
+    /// none of them matches no pattern, so it is passed without running the
+    /// regexes (most directories of a tree, under the default spec).
+    required: Option<AhoCorasick>,
 }
 
 /// All active regexes: one set normally, a list if the set would be too large.
@@ -247,11 +254,17 @@ impl IgnoreSpec {
                 Matcher::List(list)
             }
         };
+        let required = if has_negated {
+            None
+        } else {
+            required_literals(&sources)
+        };
         Ok(IgnoreSpec {
             patterns,
             matcher,
             active,
             has_negated,
+            required,
         })
     }
 
@@ -277,6 +290,9 @@ impl IgnoreSpec {
     pub fn is_match(&self, path: &str) -> bool {
         if !self.has_negated {
             let path = normalize_file(path);
+            if self.lacks_required_literal(path) {
+                return false;
+            }
             return match &self.matcher {
                 Matcher::Set(set) => set.is_match(path),
                 Matcher::List(list) => list.iter().any(|re| re.is_match(path)),
@@ -288,7 +304,17 @@ impl IgnoreSpec {
     /// The scanner's directory rule: `match_file(rel) or match_file(rel + "/")`
     /// (a pruned directory is not entered). Does not allocate for short paths.
     pub fn is_dir_ignored(&self, rel: &str) -> bool {
-        self.is_match(rel) || with_slash(rel, |p| self.is_match(p))
+        with_slash(rel, |with| {
+            // `rel` and both normalized forms are substrings of `rel + "/"`:
+            // if it holds no required literal, neither check can match.
+            !self.lacks_required_literal(with) && (self.is_match(rel) || self.is_match(with))
+        })
+    }
+
+    /// Whether `text` contains none of the [`IgnoreSpec::required`] literals
+    /// (so no pattern can match it or any of its substrings).
+    fn lacks_required_literal(&self, text: &str) -> bool {
+        self.required.as_ref().is_some_and(|ac| !ac.is_match(text))
     }
 
     /// The scanner's file rule: `match_file(rel)`.
@@ -342,6 +368,36 @@ pub fn normalize_file(path: &str) -> &str {
         rest
     } else {
         path
+    }
+}
+
+/// One literal for each regex in `sources` that every match of it contains,
+/// as a multi-literal searcher; `None` if some regex has no such literal.
+fn required_literals(sources: &[&str]) -> Option<AhoCorasick> {
+    let literals = sources
+        .iter()
+        .map(|src| required_literal(&regex_syntax::parse(src).ok()?))
+        .collect::<Option<Vec<Vec<u8>>>>()?;
+    if literals.is_empty() {
+        return None;
+    }
+    AhoCorasick::new(literals).ok()
+}
+
+/// The longest literal that every match of `hir` contains, found only
+/// where that is certain: a literal, or one inside a group, a repetition of
+/// at least one, or a concatenation (whose parts all take part in a match).
+/// Alternations, classes and case-insensitive text give `None`.
+fn required_literal(hir: &Hir) -> Option<Vec<u8>> {
+    match hir.kind() {
+        HirKind::Literal(literal) => Some(literal.0.to_vec()),
+        HirKind::Capture(capture) => required_literal(&capture.sub),
+        HirKind::Repetition(repetition) if repetition.min >= 1 => required_literal(&repetition.sub),
+        HirKind::Concat(parts) => parts
+            .iter()
+            .filter_map(required_literal)
+            .max_by_key(Vec::len),
+        _ => None,
     }
 }
 
@@ -782,5 +838,36 @@ mod tests {
         let long = format!("{}x", "a/".repeat(400));
         assert!(!s.is_dir_ignored(&long));
         assert!(s.is_dir_ignored("x"));
+    }
+}
+
+#[cfg(test)]
+mod prefilter_tests {
+    use super::*;
+
+    fn spec(text: &str) -> IgnoreSpec {
+        IgnoreSpec::from_gitignore_text(text).unwrap().unwrap()
+    }
+
+    #[test]
+    fn default_spec_has_required_literals() {
+        let s = spec(crate::config::DEFAULT_GITIGNORE);
+        assert!(s.required.is_some());
+        assert!(s.lacks_required_literal("src/components/button"));
+        assert!(!s.lacks_required_literal("src/node_modules/x"));
+        assert!(s.is_dir_ignored("src/node_modules"));
+        assert!(!s.is_dir_ignored("src/node_modules_old"));
+        assert!(s.is_dir_ignored("venv"));
+        assert!(!s.is_dir_ignored("src/venv"));
+    }
+
+    #[test]
+    fn no_prefilter_where_a_literal_is_not_certain() {
+        // A pattern of only wildcards or a class has no required literal;
+        // a negation makes "no literal" say nothing about the verdict.
+        for text in ["*.pyc\n[ab]\n", "*\n", "build/\n!build/keep\n", "**\n"] {
+            assert!(spec(text).required.is_none(), "{text:?}");
+        }
+        assert!(spec("*.pyc\n").required.is_some());
     }
 }
