@@ -7,6 +7,9 @@
 #[path = "support/workload.rs"]
 mod workload;
 
+#[path = "support/floor.rs"]
+mod floor;
+
 use std::hint::black_box;
 use std::path::Path;
 
@@ -34,6 +37,11 @@ fn walk(c: &mut Criterion) {
     let bytes = root.as_os_str().as_encoded_bytes().to_vec();
     c.bench_function("walk/repo-2k-files", |b| {
         b.iter(|| discover(black_box(&bytes), &matchers))
+    });
+    // The same directories with only openat + getdents64 + close each.
+    let roots = [bytes.clone()];
+    c.bench_function("walk/repo-2k-files-syscall-floor", |b| {
+        b.iter(|| floor::walk_floor(black_box(&roots)))
     });
 }
 
