@@ -68,6 +68,24 @@ fn pathological(c: &mut Criterion) {
     g.finish();
 }
 
+/// W4's "linear in size": the same runs at 25 KB to 400 KB. Equal
+/// throughput across sizes is linear time (the reference's tokenizer slows
+/// down quadratically here).
+fn run_scaling(c: &mut Criterion) {
+    let mut g = c.benchmark_group("run_scaling");
+    g.sample_size(20);
+    for (name, unit) in [("spaces", " "), ("letter", "a"), ("punct", "!")] {
+        for kib in [25, 100, 400] {
+            let text = repeat_to(unit, kib * 1024);
+            g.throughput(Throughput::Bytes(text.len() as u64));
+            g.bench_with_input(BenchmarkId::new(name, format!("{kib}k")), &text, |b, t| {
+                b.iter(|| count_large(black_box(t)))
+            });
+        }
+    }
+    g.finish();
+}
+
 fn small(c: &mut Criterion) {
     let path = "/home/user/projects/example/.a0/rules/style.promptinclude.md";
     let mut g = c.benchmark_group("small");
@@ -78,5 +96,5 @@ fn small(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, texts, megabyte, pathological, small);
+criterion_group!(benches, texts, megabyte, pathological, run_scaling, small);
 criterion_main!(benches);
