@@ -118,6 +118,25 @@ impl Config {
         })
     }
 
+    /// The keys of the configuration file at `path` that are not one of
+    /// [`KEYS`], each with its 1-based line when it can be found. A file
+    /// that cannot be read or parsed has none (loading it reports why).
+    pub fn unknown_keys_in_file(path: &Path) -> Vec<(String, Option<usize>)> {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return Vec::new();
+        };
+        match Config::from_text_with_unknown(&text, Format::from_path(path), &Config::default()) {
+            Ok((_, unknown)) => unknown
+                .into_iter()
+                .map(|key| {
+                    let line = find_key_line(&text, &key);
+                    (key, line)
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// Parses a configuration document and merges its keys over `base`.
     ///
     /// Unknown keys are ignored (the host's documents may carry more), and are

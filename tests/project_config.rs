@@ -259,3 +259,40 @@ fn broken_project_file_is_an_error_naming_it() {
     let o = promptinclude(&["scan", "--no-project-config", "."], dir.path());
     assert_eq!(o.status.code(), Some(0));
 }
+
+#[test]
+fn audit_reports_unknown_keys_with_their_line() {
+    // A typo ("max_file_token") silently keeps the default: the host ignores
+    // unknown keys, so the scan does too, and the audit says so.
+    let dir = tree();
+    write(
+        dir.path(),
+        PROJECT,
+        "{\n  \"max_depth\": 5,\n  \"max_file_token\": 500,\n  \"gitignore\": \"\"\n}\n",
+    );
+    let project = dir.path().canonicalize().unwrap().join(PROJECT);
+    let o = promptinclude(&["audit", "--json", "."], dir.path());
+    let root: Value =
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(root["config"]["max_file_tokens"], 2000);
+    let unknown: Vec<&Value> = root["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "unknown_config_key")
+        .collect();
+    assert_eq!(unknown.len(), 1, "{:?}", root["warnings"]);
+    assert_eq!(unknown[0]["path"], project.to_str().unwrap());
+    assert_eq!(unknown[0]["line"], 3);
+    assert!(unknown[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("`max_file_token`"));
+
+    // Only known keys: no such warning.
+    write(dir.path(), PROJECT, "{\"max_depth\": 5}");
+    let o = promptinclude(&["audit", "--json", "."], dir.path());
+    assert!(!String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("unknown_config_key"));
+}

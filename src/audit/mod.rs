@@ -334,6 +334,19 @@ fn root_warnings(
             message: format!("{key} = {value} is outside the host's settings range {low}–{high}"),
         });
     }
+    if let ConfigSource::File(path) = source {
+        for (key, line) in Config::unknown_keys_in_file(path) {
+            warnings.push(Warning {
+                kind: WarningKind::UnknownConfigKey,
+                path: config_file.clone(),
+                line,
+                message: format!(
+                    "unknown key `{key}` is ignored (known: {})",
+                    crate::config::KEYS.join(", ")
+                ),
+            });
+        }
+    }
     warnings
 }
 

@@ -51,13 +51,15 @@ pub enum WarningKind {
     Unreadable,
     /// A limit outside the host settings page's range.
     LimitOutOfRange,
+    /// A key in the configuration file that is none of the six: ignored (a typo?).
+    UnknownConfigKey,
     /// The root is not a directory: nothing is included.
     RootNotDirectory,
 }
 
 impl WarningKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [WarningKind; 18] = [
+    pub const ALL: [WarningKind; 19] = [
         WarningKind::HostInclude,
         WarningKind::HostIncludeOriginal,
         WarningKind::HostPlaceholder,
@@ -75,6 +77,7 @@ impl WarningKind {
         WarningKind::Skipped,
         WarningKind::Unreadable,
         WarningKind::LimitOutOfRange,
+        WarningKind::UnknownConfigKey,
         WarningKind::RootNotDirectory,
     ];
 
@@ -98,6 +101,7 @@ impl WarningKind {
             WarningKind::Skipped => "skipped",
             WarningKind::Unreadable => "unreadable",
             WarningKind::LimitOutOfRange => "limit_out_of_range",
+            WarningKind::UnknownConfigKey => "unknown_config_key",
             WarningKind::RootNotDirectory => "root_not_directory",
         }
     }
