@@ -101,25 +101,68 @@ impl Batch {
     }
 }
 
-/// Runs `work` on every item on the rayon pool, a window of items at a
-/// time, and hands the results to `sink` in input order; memory holds at
-/// most one window of results.
+/// Runs `work` on every item on the rayon pool and hands the results to
+/// `sink` in input order, as soon as each result and all before it are
+/// ready; memory holds at most [`WINDOW`] results.
+///
+/// Called from outside the pool (the command-line tool's main thread), the
+/// calling thread only hands results to `sink` while the pool keeps working,
+/// so output streams and `sink`'s own work (rendering, writing, progress)
+/// overlaps the scanning: at most [`WINDOW`] items past the oldest unsunk
+/// one are in flight. Called from a pool thread, which must not block
+/// waiting, it works through windows of [`WINDOW`] items instead. A panic
+/// in `work` is re-raised here.
 pub fn in_input_order<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(usize, &T) -> R + Sync,
     mut sink: impl FnMut(usize, &T, R),
 ) {
-    for (w, window) in items.chunks(WINDOW).enumerate() {
-        let start = w * WINDOW;
-        let results: Vec<R> = window
-            .par_iter()
-            .enumerate()
-            .map(|(k, item)| work(start + k, item))
-            .collect();
-        for (k, (item, result)) in window.iter().zip(results).enumerate() {
-            sink(start + k, item, result);
+    if rayon::current_thread_index().is_some() {
+        for (w, window) in items.chunks(WINDOW).enumerate() {
+            let start = w * WINDOW;
+            let results: Vec<R> = window
+                .par_iter()
+                .enumerate()
+                .map(|(k, item)| work(start + k, item))
+                .collect();
+            for (k, (item, result)) in window.iter().zip(results).enumerate() {
+                sink(start + k, item, result);
+            }
         }
+        return;
     }
+    let work = &work;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    rayon::in_place_scope(|scope| {
+        let mut ready: HashMap<usize, R> = HashMap::new();
+        let (mut spawned, mut next) = (0, 0);
+        while next < items.len() {
+            while spawned < items.len() && spawned < next + WINDOW {
+                let (i, sender) = (spawned, sender.clone());
+                scope.spawn(move |_| {
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        work(i, &items[i])
+                    }));
+                    // The receiver outlives the scope, so this cannot fail.
+                    let _ = sender.send((i, result));
+                });
+                spawned += 1;
+            }
+            // Every spawned item sends exactly once, and `next` is spawned
+            // and not yet received, so a message is due.
+            let Ok((i, result)) = receiver.recv() else {
+                unreachable!("a spawned item did not report")
+            };
+            match result {
+                Ok(result) => ready.insert(i, result),
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            while let Some(result) = ready.remove(&next) {
+                sink(next, &items[next], result);
+                next += 1;
+            }
+        }
+    });
 }
 
 /// The index of the scanner for `config`, compiling it on first use.
@@ -139,6 +182,45 @@ fn scanner_index(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn results_stream_in_order_while_later_items_run() {
+        // Item 1 finishes only after the sink has seen item 0: with all
+        // results held back until the end this would time out.
+        let sunk_first = AtomicBool::new(false);
+        let items: Vec<usize> = (0..600).collect();
+        let mut seen = Vec::new();
+        in_input_order(
+            &items,
+            |i, &item| {
+                if i == 1 {
+                    let deadline = Instant::now() + Duration::from_secs(20);
+                    while !sunk_first.load(Ordering::SeqCst) {
+                        assert!(Instant::now() < deadline, "item 0 was not handed out early");
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+                item * 2
+            },
+            |i, &item, result| {
+                assert_eq!(result, item * 2);
+                seen.push(i);
+                sunk_first.store(true, Ordering::SeqCst);
+            },
+        );
+        assert_eq!(seen, items);
+    }
+
+    #[test]
+    fn a_panic_in_work_reaches_the_caller() {
+        let items: Vec<usize> = (0..50).collect();
+        let outcome = std::panic::catch_unwind(|| {
+            in_input_order(&items, |i, _| assert!(i != 7, "boom"), |_, _, _| {})
+        });
+        assert!(outcome.is_err());
+    }
 
     #[test]
     fn shares_scanners_and_keeps_order() {
