@@ -4,9 +4,9 @@
 //! [`crate::project`]) and compiles one [`Scanner`] per distinct
 //! configuration, so a thousand roots without project files still share one
 //! set of compiled patterns. [`Batch::run`] then does any per-root work on
-//! the shared rayon pool and hands results out in input order, a window of
-//! roots at a time, so memory grows with the window, not with the number of
-//! roots.
+//! the shared rayon pool and hands results out in input order as soon as
+//! they are ready, with at most a window of roots in flight, so memory grows
+//! with the window, not with the number of roots.
 
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;

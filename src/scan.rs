@@ -2,8 +2,9 @@
 //!
 //! A batch walks its roots on the shared rayon pool (every directory of
 //! every root is a work item) and runs each root's budget pass as soon as
-//! its walk is done. Results come back in input order, a window of roots at
-//! a time, so memory grows with the window, not with the number of roots.
+//! its walk is done. Results come back in input order as they are ready, with
+//! at most a window of roots in flight, so memory grows with the window, not
+//! with the number of roots.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};

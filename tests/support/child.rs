@@ -2,6 +2,12 @@
 //! fails the test instead of blocking the suite, and measuring the child's own
 //! peak memory (`wait4`'s `ru_maxrss`, which is per child, unlike
 //! `RUSAGE_CHILDREN`, which mixes every child of the test process).
+//!
+//! One catch: the child is spawned with `vfork` semantics, and at `exec` the
+//! kernel folds the *test process's* peak RSS into the child's `ru_maxrss`.
+//! When that peak is the larger (other tests in this process held big
+//! buffers), `ru_maxrss` says nothing about the child, so the watchdog also
+//! samples the child's own `VmHWM` every few milliseconds and that is used.
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
@@ -65,6 +71,15 @@ pub struct Running {
     stdout: Option<JoinHandle<Vec<u8>>>,
     stderr: Option<JoinHandle<Vec<u8>>>,
     started: Instant,
+    /// This test process's peak RSS (KiB) once the child had exec'd.
+    parent_peak_kib: i64,
+}
+
+/// `VmHWM` (peak resident set, KiB) of `/proc/<who>/status`, if readable.
+fn peak_rss_kib(who: &str) -> Option<i64> {
+    let status = std::fs::read_to_string(format!("/proc/{who}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn collect(mut from: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
@@ -109,6 +124,7 @@ impl Running {
             stdout,
             stderr,
             started,
+            parent_peak_kib: peak_rss_kib("self").unwrap_or(0),
         }
     }
 
@@ -126,6 +142,7 @@ impl Running {
             stdout,
             stderr: None,
             started,
+            parent_peak_kib: peak_rss_kib("self").unwrap_or(0),
         }
     }
 
@@ -144,15 +161,18 @@ impl Running {
         let pid = self.pid();
         // `exited` is set, under the lock, once the child has exited but before it
         // is reaped, so the watchdog can never signal a recycled pid.
-        let state = Arc::new(Mutex::new((false, false))); // (exited, timed_out)
+        let state = Arc::new(Mutex::new((false, false, 0i64))); // (exited, timed_out, sampled peak)
         let watchdog = {
             let state = Arc::clone(&state);
             let deadline = self.started + timeout;
             std::thread::spawn(move || loop {
-                std::thread::sleep(Duration::from_millis(20));
+                std::thread::sleep(Duration::from_millis(2));
                 let mut s = state.lock().unwrap();
                 if s.0 {
                     return;
+                }
+                if let Some(kib) = peak_rss_kib(&pid.to_string()) {
+                    s.2 = s.2.max(kib);
                 }
                 if Instant::now() >= deadline {
                     // SAFETY: plain syscall on a child that has not been reaped.
@@ -185,7 +205,14 @@ impl Running {
         assert_eq!(rc, pid, "wait4: {}", std::io::Error::last_os_error());
         let elapsed = self.started.elapsed();
         watchdog.join().unwrap();
-        let timed_out = state.lock().unwrap().1;
+        let (_, timed_out, sampled_peak_kib) = *state.lock().unwrap();
+        // ru_maxrss is the child's own peak only if it exceeds what exec
+        // folded in from this process.
+        let max_rss_kib = if usage.ru_maxrss > self.parent_peak_kib {
+            usage.ru_maxrss
+        } else {
+            sampled_peak_kib
+        };
         let stdout = self
             .stdout
             .take()
@@ -201,7 +228,7 @@ impl Running {
             signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
             stdout,
             stderr,
-            max_rss_kib: usage.ru_maxrss,
+            max_rss_kib,
             elapsed,
             timed_out,
         }
