@@ -5,9 +5,9 @@
 //! the `getdents64` calls and one `close` (see [`crate::sys`]). The `openat`
 //! is relative to the parent's handle, which stays open until its last
 //! subdirectory has been opened, so the kernel resolves one name instead of
-//! the whole path (a tenth of the walk's system time on deep trees); at most
-//! [`MAX_HELD_PARENTS`] handles are held this way, and past that a directory
-//! is opened by its full path. Entry types
+//! the whole path (path resolution fell from 5.5% to 1.4% of W2's profile);
+//! at most [`MAX_HELD_PARENTS`] handles are held this way, and past that a
+//! directory is opened by its full path. Entry types
 //! come from `d_type`, and only symlinks (and file systems without `d_type`)
 //! are `stat`ed, relative to the open directory, to learn whether they point
 //! at a directory, as `os.walk`'s `is_dir()` does. Paths longer than
