@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::config::Config;
+use crate::config::{Config, UnknownKey};
 use crate::discover::path::abspath_of;
 use crate::error::Error;
 use crate::project::{ConfigSource, Resolved, Resolver};
@@ -30,6 +30,8 @@ pub struct PlannedRoot {
     pub root: PathBuf,
     /// Which configuration file applied.
     pub source: ConfigSource,
+    /// That file's unknown keys.
+    pub unknown_keys: Vec<UnknownKey>,
     scanner: usize,
 }
 
@@ -62,6 +64,7 @@ impl Batch {
             planned.push(PlannedRoot {
                 root: root.as_ref().to_path_buf(),
                 source: resolved.source,
+                unknown_keys: resolved.unknown_keys,
                 scanner,
             });
         }

@@ -97,9 +97,27 @@ enum Scalar {
     Other(&'static str),
 }
 
+/// A key of a configuration file that is none of [`KEYS`]: ignored, as the
+/// host ignores it (often a typo that leaves a setting at its default).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownKey {
+    /// The key as written.
+    pub key: String,
+    /// Its 1-based line, when it can be found.
+    pub line: Option<usize>,
+}
+
 impl Config {
     /// Loads a configuration file, merging its keys over `base`.
     pub fn load_file(path: &Path, base: &Config) -> Result<Config, ConfigError> {
+        Config::load_file_with_unknown(path, base).map(|(config, _)| config)
+    }
+
+    /// [`Config::load_file`], also returning the file's unknown keys.
+    pub fn load_file_with_unknown(
+        path: &Path,
+        base: &Config,
+    ) -> Result<(Config, Vec<UnknownKey>), ConfigError> {
         let bytes = std::fs::read(path).map_err(|e| ConfigError {
             file: Some(path.to_path_buf()),
             line: None,
@@ -112,29 +130,21 @@ impl Config {
             key: None,
             message: format!("not valid UTF-8 ({e})"),
         })?;
-        Config::from_text(&text, Format::from_path(path), base).map_err(|mut e| {
-            e.file = Some(path.to_path_buf());
-            e
-        })
-    }
-
-    /// The keys of the configuration file at `path` that are not one of
-    /// [`KEYS`], each with its 1-based line when it can be found. A file
-    /// that cannot be read or parsed has none (loading it reports why).
-    pub fn unknown_keys_in_file(path: &Path) -> Vec<(String, Option<usize>)> {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            return Vec::new();
-        };
-        match Config::from_text_with_unknown(&text, Format::from_path(path), &Config::default()) {
-            Ok((_, unknown)) => unknown
-                .into_iter()
-                .map(|key| {
-                    let line = find_key_line(&text, &key);
-                    (key, line)
-                })
-                .collect(),
-            Err(_) => Vec::new(),
-        }
+        let (config, unknown) =
+            Config::from_text_with_unknown(&text, Format::from_path(path), base).map_err(
+                |mut e| {
+                    e.file = Some(path.to_path_buf());
+                    e
+                },
+            )?;
+        let unknown = unknown
+            .into_iter()
+            .map(|key| UnknownKey {
+                line: find_key_line(&text, &key),
+                key,
+            })
+            .collect();
+        Ok((config, unknown))
     }
 
     /// Parses a configuration document and merges its keys over `base`.

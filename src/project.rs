@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::config::Config;
+use crate::config::{Config, UnknownKey};
 use crate::error::Error;
 
 /// Where the configuration of a root came from.
@@ -156,6 +156,10 @@ pub struct Resolver {
     pub base: Config,
     /// Where [`Resolver::base`] came from.
     pub base_source: ConfigSource,
+    /// The unknown keys of [`Resolver::base_source`]'s file (for the audit;
+    /// not part of a bundle's recorded settings).
+    #[serde(skip)]
+    pub base_unknown_keys: Vec<UnknownKey>,
     /// Keys that win over every file.
     pub overrides: Overrides,
     /// The agent profile (`--agent-profile`), if any.
@@ -169,6 +173,7 @@ impl Default for Resolver {
         Resolver {
             base: Config::default(),
             base_source: ConfigSource::Default,
+            base_unknown_keys: Vec::new(),
             overrides: Overrides::default(),
             agent_profile: None,
             project_config: true,
@@ -183,6 +188,8 @@ pub struct Resolved {
     pub source: ConfigSource,
     /// The configuration, overrides applied.
     pub config: Config,
+    /// The unknown keys of the file that applied.
+    pub unknown_keys: Vec<UnknownKey>,
 }
 
 impl Resolver {
@@ -194,15 +201,23 @@ impl Resolver {
             .filter(|_| self.project_config)
             .map(|root| project_config_path(root, self.agent_profile.as_deref()))
             .filter(|path| path.is_file());
-        let (source, mut config) = match project_file {
+        let (source, mut config, unknown_keys) = match project_file {
             Some(path) => {
-                let config = Config::load_file(&path, &project_base())?;
-                (ConfigSource::File(path), config)
+                let (config, unknown) = Config::load_file_with_unknown(&path, &project_base())?;
+                (ConfigSource::File(path), config, unknown)
             }
-            None => (self.base_source.clone(), self.base.clone()),
+            None => (
+                self.base_source.clone(),
+                self.base.clone(),
+                self.base_unknown_keys.clone(),
+            ),
         };
         self.overrides.apply(&mut config);
-        Ok(Resolved { source, config })
+        Ok(Resolved {
+            source,
+            config,
+            unknown_keys,
+        })
     }
 }
 

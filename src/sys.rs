@@ -94,30 +94,28 @@ fn openat(dir: Option<&OwnedFd>, path: &[u8], flags: libc::c_int) -> io::Result<
 /// paths go through a handle on the parent directory.
 pub fn open_regular_file(path: &[u8]) -> io::Result<(std::fs::File, u64)> {
     let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    let not_regular = || io::Error::other("not a regular file");
     let (dir, name) = if path.len() <= MAX_PATH_CHUNK {
         (None, path)
     } else {
-        let cut = path.iter().rposition(|&b| b == b'/').unwrap_or(0);
+        // A path this long has a '/': no single name exceeds NAME_MAX.
+        let cut = path
+            .iter()
+            .rposition(|&b| b == b'/')
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENAMETOOLONG))?;
         let dir = open(&path[..cut.max(1)], libc::O_PATH | libc::O_DIRECTORY)?;
         (Some(dir), &path[cut + 1..])
     };
-    check_regular(&stat_at_or_cwd(dir.as_ref(), name, true)?)?;
+    let st = stat_at_or_cwd(dir.as_ref(), name, true)?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(not_regular());
+    }
     let file = std::fs::File::from(openat(dir.as_ref(), name, flags)?);
-    // SAFETY: zeroed `stat` is a valid out-parameter; the result is checked.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } < 0 {
-        return Err(io::Error::last_os_error());
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(not_regular());
     }
-    check_regular(&st)?;
-    Ok((file, u64::try_from(st.st_size).unwrap_or(0)))
-}
-
-fn check_regular(st: &libc::stat) -> io::Result<()> {
-    if st.st_mode & libc::S_IFMT == libc::S_IFREG {
-        Ok(())
-    } else {
-        Err(io::Error::other("not a regular file"))
-    }
+    Ok((file, metadata.len()))
 }
 
 /// What a directory entry's `d_type` says it is.

@@ -295,4 +295,39 @@ fn audit_reports_unknown_keys_with_their_line() {
     assert!(!String::from_utf8(o.stdout)
         .unwrap()
         .contains("unknown_config_key"));
+
+    // The same for a --config file, which every root without a project
+    // file uses (and the command warns about once, on stderr).
+    let config = dir.path().join("settings.yaml");
+    fs::write(
+        &config,
+        "max_depth: 5
+max_totl_tokens: 100
+",
+    )
+    .unwrap();
+    let o = promptinclude(
+        &[
+            "audit",
+            "--json",
+            "--no-project-config",
+            "--config",
+            "settings.yaml",
+            ".",
+        ],
+        dir.path(),
+    );
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("settings.yaml:2: unknown key `max_totl_tokens`"));
+    let root: Value =
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
+    let unknown: Vec<&Value> = root["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "unknown_config_key")
+        .collect();
+    assert_eq!(unknown.len(), 1, "{:?}", root["warnings"]);
+    assert_eq!(unknown[0]["line"], 2);
+    assert_eq!(unknown[0]["path"], "settings.yaml");
 }

@@ -20,7 +20,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{path_cost, Disposition, ScanResult, Status};
-use crate::config::Config;
+use crate::config::{Config, UnknownKey};
 use crate::discover::Candidate;
 use crate::project::ConfigSource;
 use crate::read::{read_rule_file, ReadOutcome};
@@ -179,7 +179,12 @@ struct Reading {
 }
 
 /// Audits `root` with `scanner`, whose configuration came from `source`.
-pub fn audit_root(scanner: &Scanner, root: &Path, source: &ConfigSource) -> RootAudit {
+pub fn audit_root(
+    scanner: &Scanner,
+    root: &Path,
+    source: &ConfigSource,
+    unknown_keys: &[UnknownKey],
+) -> RootAudit {
     // Host expansions are looked for in the text the budget pass reads, so
     // no file is read twice.
     let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
@@ -194,7 +199,7 @@ pub fn audit_root(scanner: &Scanner, root: &Path, source: &ConfigSource) -> Root
         outcome
     });
     let config = scanner.config();
-    let mut warnings = root_warnings(&scan, config, source, root);
+    let mut warnings = root_warnings(&scan, config, source, unknown_keys, root);
     let canonical_root = std::fs::canonicalize(&scan.abs_root).ok();
     let mut nested = NestedRepos::default();
     let mut files = Vec::with_capacity(scan.candidates.len());
@@ -312,6 +317,7 @@ fn root_warnings(
     scan: &RootScan,
     config: &Config,
     source: &ConfigSource,
+    unknown_keys: &[UnknownKey],
     root: &Path,
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
@@ -334,18 +340,17 @@ fn root_warnings(
             message: format!("{key} = {value} is outside the host's settings range {low}–{high}"),
         });
     }
-    if let ConfigSource::File(path) = source {
-        for (key, line) in Config::unknown_keys_in_file(path) {
-            warnings.push(Warning {
-                kind: WarningKind::UnknownConfigKey,
-                path: config_file.clone(),
-                line,
-                message: format!(
-                    "unknown key `{key}` is ignored (known: {})",
-                    crate::config::KEYS.join(", ")
-                ),
-            });
-        }
+    for unknown in unknown_keys {
+        warnings.push(Warning {
+            kind: WarningKind::UnknownConfigKey,
+            path: config_file.clone(),
+            line: unknown.line,
+            message: format!(
+                "unknown key `{}` is ignored (known: {})",
+                unknown.key,
+                crate::config::KEYS.join(", ")
+            ),
+        });
     }
     warnings
 }

@@ -189,7 +189,14 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
     batch.run(
-        |_, planned, scanner| audit_root(scanner, &planned.root, &planned.source),
+        |_, planned, scanner| {
+            audit_root(
+                scanner,
+                &planned.root,
+                &planned.source,
+                &planned.unknown_keys,
+            )
+        },
         |i, _, report| {
             if write_result.is_err() {
                 return;

@@ -16,26 +16,22 @@ use super::args::{ConfigArgs, RootArgs};
 pub fn resolver(args: &ConfigArgs) -> Result<Resolver> {
     let mut base = Config::default();
     let mut base_source = ConfigSource::Default;
+    let mut base_unknown_keys = Vec::new();
     if let Some(path) = &args.config {
-        let text = std::fs::read(path)
-            .with_context(|| format!("cannot read config {}", path.display()))?;
-        let text = String::from_utf8(text)
-            .map_err(|e| anyhow::anyhow!("{}: not valid UTF-8 ({e})", path.display()))?;
-        let format = promptinclude::config::Format::from_path(path);
         let (loaded, unknown) =
-            Config::from_text_with_unknown(&text, format, &base).map_err(|mut e| {
-                e.file = Some(path.clone());
-                promptinclude::Error::from(e)
-            })?;
-        for key in unknown {
+            Config::load_file_with_unknown(path, &base).map_err(promptinclude::Error::from)?;
+        for unknown in &unknown {
             eprintln!(
-                "promptinclude: warning: {}: unknown key `{key}` ignored (known: {})",
+                "promptinclude: warning: {}{}: unknown key `{}` ignored (known: {})",
                 path.display(),
+                unknown.line.map_or(String::new(), |n| format!(":{n}")),
+                unknown.key,
                 promptinclude::config::KEYS.join(", ")
             );
         }
         base = loaded;
         base_source = ConfigSource::File(path.clone());
+        base_unknown_keys = unknown;
     }
     let overrides = Overrides {
         name_pattern: args.name_pattern.clone(),
@@ -51,6 +47,7 @@ pub fn resolver(args: &ConfigArgs) -> Result<Resolver> {
     Ok(Resolver {
         base,
         base_source,
+        base_unknown_keys,
         overrides,
         agent_profile: args.agent_profile.clone(),
         project_config: !args.no_project_config,

@@ -288,11 +288,13 @@ impl IgnoreSpec {
     /// pathspec `match_file(path)`: whether the last matching pattern is an ignore
     /// (non-`!`) pattern.
     pub fn is_match(&self, path: &str) -> bool {
+        !self.lacks_required_literal(path) && self.matches_unfiltered(path)
+    }
+
+    /// [`IgnoreSpec::is_match`] without the literal prefilter.
+    fn matches_unfiltered(&self, path: &str) -> bool {
         if !self.has_negated {
             let path = normalize_file(path);
-            if self.lacks_required_literal(path) {
-                return false;
-            }
             return match &self.matcher {
                 Matcher::Set(set) => set.is_match(path),
                 Matcher::List(list) => list.iter().any(|re| re.is_match(path)),
@@ -307,12 +309,14 @@ impl IgnoreSpec {
         with_slash(rel, |with| {
             // `rel` and both normalized forms are substrings of `rel + "/"`:
             // if it holds no required literal, neither check can match.
-            !self.lacks_required_literal(with) && (self.is_match(rel) || self.is_match(with))
+            !self.lacks_required_literal(with)
+                && (self.matches_unfiltered(rel) || self.matches_unfiltered(with))
         })
     }
 
     /// Whether `text` contains none of the [`IgnoreSpec::required`] literals
-    /// (so no pattern can match it or any of its substrings).
+    /// (so no pattern can match it or any of its substrings, such as its
+    /// normalized form).
     fn lacks_required_literal(&self, text: &str) -> bool {
         self.required.as_ref().is_some_and(|ac| !ac.is_match(text))
     }
