@@ -260,6 +260,21 @@ fn broken_project_file_is_an_error_naming_it() {
     assert_eq!(o.status.code(), Some(0));
 }
 
+/// The first root's record of `audit --json` output, and its
+/// `unknown_config_key` warnings.
+fn unknown_key_warnings(stdout: Vec<u8>) -> (Value, Vec<Value>) {
+    let root: Value =
+        serde_json::from_str(String::from_utf8(stdout).unwrap().lines().next().unwrap()).unwrap();
+    let unknown = root["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "unknown_config_key")
+        .cloned()
+        .collect();
+    (root, unknown)
+}
+
 #[test]
 fn audit_reports_unknown_keys_with_their_line() {
     // A typo ("max_file_token") silently keeps the default: the host ignores
@@ -272,15 +287,8 @@ fn audit_reports_unknown_keys_with_their_line() {
     );
     let project = dir.path().canonicalize().unwrap().join(PROJECT);
     let o = promptinclude(&["audit", "--json", "."], dir.path());
-    let root: Value =
-        serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
+    let (root, unknown) = unknown_key_warnings(o.stdout);
     assert_eq!(root["config"]["max_file_tokens"], 2000);
-    let unknown: Vec<&Value> = root["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|w| w["kind"] == "unknown_config_key")
-        .collect();
     assert_eq!(unknown.len(), 1, "{:?}", root["warnings"]);
     assert_eq!(unknown[0]["path"], project.to_str().unwrap());
     assert_eq!(unknown[0]["line"], 3);
@@ -292,41 +300,27 @@ fn audit_reports_unknown_keys_with_their_line() {
     // Only known keys: no such warning.
     write(dir.path(), PROJECT, "{\"max_depth\": 5}");
     let o = promptinclude(&["audit", "--json", "."], dir.path());
-    assert!(!String::from_utf8(o.stdout)
-        .unwrap()
-        .contains("unknown_config_key"));
+    assert!(unknown_key_warnings(o.stdout).1.is_empty());
 
     // The same for a --config file, which every root without a project
     // file uses (and the command warns about once, on stderr).
-    let config = dir.path().join("settings.yaml");
     fs::write(
-        &config,
-        "max_depth: 5
-max_totl_tokens: 100
-",
+        dir.path().join("settings.yaml"),
+        "max_depth: 5\nmax_totl_tokens: 100\n",
     )
     .unwrap();
-    let o = promptinclude(
-        &[
-            "audit",
-            "--json",
-            "--no-project-config",
-            "--config",
-            "settings.yaml",
-            ".",
-        ],
-        dir.path(),
-    );
+    let args = [
+        "audit",
+        "--json",
+        "--no-project-config",
+        "--config",
+        "settings.yaml",
+        ".",
+    ];
+    let o = promptinclude(&args, dir.path());
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("settings.yaml:2: unknown key `max_totl_tokens`"));
-    let root: Value =
-        serde_json::from_str(String::from_utf8(o.stdout).unwrap().lines().next().unwrap()).unwrap();
-    let unknown: Vec<&Value> = root["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|w| w["kind"] == "unknown_config_key")
-        .collect();
+    let (root, unknown) = unknown_key_warnings(o.stdout);
     assert_eq!(unknown.len(), 1, "{:?}", root["warnings"]);
     assert_eq!(unknown[0]["line"], 2);
     assert_eq!(unknown[0]["path"], "settings.yaml");
