@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::config::{Config, UnknownKey};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+
+use crate::config::{Config, LoadNotes};
 use crate::discover::path::abspath_of;
-use crate::error::Error;
+use crate::error::{Error, RootError};
 use crate::project::{ConfigSource, Resolved, Resolver};
 use crate::scan::{RootScan, Scanner};
 
@@ -30,9 +32,17 @@ pub struct PlannedRoot {
     pub root: PathBuf,
     /// Which configuration file applied.
     pub source: ConfigSource,
-    /// That file's unknown keys.
-    pub unknown_keys: Vec<UnknownKey>,
-    scanner: usize,
+    /// What loading that file found (unknown keys, lines, `A0_SET_` values).
+    pub notes: LoadNotes,
+    /// The index of its scanner, or why it has none.
+    scanner: Result<usize, RootError>,
+}
+
+impl PlannedRoot {
+    /// Why this root cannot be scanned (a broken project configuration), if so.
+    pub fn error(&self) -> Option<&RootError> {
+        self.scanner.as_ref().err()
+    }
 }
 
 /// Roots with their resolved configurations and compiled scanners.
@@ -44,28 +54,41 @@ pub struct Batch {
 
 impl Batch {
     /// Resolves each root's configuration with `resolver` and compiles the
-    /// distinct ones. Fails, before anything is walked, on the first root
-    /// whose configuration file is broken or whose patterns the reference
-    /// would reject.
+    /// distinct ones. Fails, before anything is walked, only when the
+    /// configuration every root starts from (defaults, `--config`, flags)
+    /// is one the reference rejects; a root whose own project file is
+    /// broken gets a [`RootError`] and the others go on.
     pub fn plan<P: AsRef<Path> + Sync>(roots: &[P], resolver: &Resolver) -> Result<Batch, Error> {
+        let mut scanners: Vec<Scanner> = Vec::new();
+        let mut index: HashMap<Config, usize> = HashMap::new();
+        let mut base = resolver.base.clone();
+        resolver.overrides.apply(&mut base);
+        scanner_index(&mut scanners, &mut index, base)?;
         let cwd = std::env::current_dir().ok().map(PathBuf::into_os_string);
-        let resolved: Vec<Resolved> = roots
+        let resolved: Vec<Result<Resolved, Error>> = roots
             .par_iter()
             .map(|root| {
                 let abs = abspath_of(root.as_ref(), cwd.as_deref().map(|c| c.as_bytes()));
                 resolver.resolve(abs.as_deref())
             })
-            .collect::<Result<_, Error>>()?;
-        let mut scanners: Vec<Scanner> = Vec::new();
-        let mut index: HashMap<Config, usize> = HashMap::new();
+            .collect();
         let mut planned = Vec::with_capacity(roots.len());
         for (root, resolved) in roots.iter().zip(resolved) {
-            let scanner = scanner_index(&mut scanners, &mut index, resolved.config)?;
-            planned.push(PlannedRoot {
-                root: root.as_ref().to_path_buf(),
-                source: resolved.source,
-                unknown_keys: resolved.unknown_keys,
-                scanner,
+            let root = root.as_ref().to_path_buf();
+            planned.push(match resolved {
+                Ok(resolved) => PlannedRoot {
+                    root,
+                    scanner: scanner_index(&mut scanners, &mut index, resolved.config)
+                        .map_err(|e| RootError::from(&e).in_file(&resolved.source)),
+                    source: resolved.source,
+                    notes: resolved.notes,
+                },
+                Err(e) => PlannedRoot {
+                    root,
+                    source: ConfigSource::Default,
+                    notes: LoadNotes::default(),
+                    scanner: Err(RootError::from(&e)),
+                },
             });
         }
         Ok(Batch {
@@ -79,28 +102,42 @@ impl Batch {
         &self.roots
     }
 
-    /// The scanner (and so the configuration) of `root`.
-    pub fn scanner(&self, root: &PlannedRoot) -> &Scanner {
-        &self.scanners[root.scanner]
+    /// The scanner (and so the configuration) of `root`, unless its
+    /// configuration is broken.
+    pub fn scanner<'a>(&'a self, root: &'a PlannedRoot) -> Result<&'a Scanner, &'a RootError> {
+        root.scanner.as_ref().map(|&i| &self.scanners[i])
     }
 
-    /// Runs `work` for every root (with its index) on the rayon pool and
-    /// hands each result to `sink` with the root's index, in input order.
+    /// Runs `work` for every root that has a scanner on the rayon pool and
+    /// hands each outcome to `sink` with the root's index, in input order.
+    /// When `sink` returns `false` (its output is gone), no further root is
+    /// started and the run ends as soon as the ones in flight finish.
     pub fn run<R: Send>(
         &self,
-        work: impl Fn(usize, &PlannedRoot, &Scanner) -> R + Sync,
-        mut sink: impl FnMut(usize, &PlannedRoot, R),
+        work: impl Fn(usize, &PlannedRoot, &Scanner) -> Result<R, RootError> + Sync,
+        mut sink: impl FnMut(usize, &PlannedRoot, Result<R, RootError>) -> bool,
     ) {
         in_input_order(
             &self.roots,
-            |i, root| work(i, root, self.scanner(root)),
+            |i, root| match self.scanner(root) {
+                Ok(scanner) => work(i, root, scanner),
+                Err(e) => Err(e.clone()),
+            },
             |i, root, result| sink(i, root, result),
         );
     }
 
-    /// Scans every root with its own configuration, in input order.
-    pub fn scan(&self, sink: impl FnMut(usize, &PlannedRoot, RootScan)) {
-        self.run(|_, root, scanner| scanner.scan_detailed(&root.root), sink);
+    /// Scans every root with its own configuration, in input order (see
+    /// [`Batch::run`] for `sink`'s return value).
+    pub fn scan(&self, sink: impl FnMut(usize, &PlannedRoot, Result<RootScan, RootError>) -> bool) {
+        self.run(
+            |_, root, scanner| {
+                scanner
+                    .scan_detailed(&root.root)
+                    .map_err(|e| RootError::from(&e))
+            },
+            sink,
+        );
     }
 }
 
@@ -118,7 +155,7 @@ impl Batch {
 pub fn in_input_order<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(usize, &T) -> R + Sync,
-    mut sink: impl FnMut(usize, &T, R),
+    mut sink: impl FnMut(usize, &T, R) -> bool,
 ) {
     if rayon::current_thread_index().is_some() {
         for (w, window) in items.chunks(WINDOW).enumerate() {
@@ -129,12 +166,16 @@ pub fn in_input_order<T: Sync, R: Send>(
                 .map(|(k, item)| work(start + k, item))
                 .collect();
             for (k, (item, result)) in window.iter().zip(results).enumerate() {
-                sink(start + k, item, result);
+                if !sink(start + k, item, result) {
+                    return;
+                }
             }
         }
         return;
     }
     let work = &work;
+    // Set when the sink gives up: items spawned but not yet started skip their work.
+    let stopped = &AtomicBool::new(false);
     let (sender, receiver) = std::sync::mpsc::channel();
     rayon::in_place_scope(|scope| {
         let mut ready: HashMap<usize, R> = HashMap::new();
@@ -143,6 +184,9 @@ pub fn in_input_order<T: Sync, R: Send>(
             while spawned < items.len() && spawned < next + WINDOW {
                 let (i, sender) = (spawned, sender.clone());
                 scope.spawn(move |_| {
+                    if stopped.load(AtomicOrdering::Relaxed) {
+                        return;
+                    }
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         work(i, &items[i])
                     }));
@@ -161,7 +205,10 @@ pub fn in_input_order<T: Sync, R: Send>(
                 Err(panic) => std::panic::resume_unwind(panic),
             };
             while let Some(result) = ready.remove(&next) {
-                sink(next, &items[next], result);
+                if !sink(next, &items[next], result) {
+                    stopped.store(true, AtomicOrdering::Relaxed);
+                    return;
+                }
                 next += 1;
             }
         }
@@ -211,6 +258,7 @@ mod tests {
                 assert_eq!(result, item * 2);
                 seen.push(i);
                 sunk_first.store(true, Ordering::SeqCst);
+                true
             },
         );
         assert_eq!(seen, items);
@@ -220,7 +268,7 @@ mod tests {
     fn a_panic_in_work_reaches_the_caller() {
         let items: Vec<usize> = (0..50).collect();
         let outcome = std::panic::catch_unwind(|| {
-            in_input_order(&items, |i, _| assert!(i != 7, "boom"), |_, _, _| {})
+            in_input_order(&items, |i, _| assert!(i != 7, "boom"), |_, _, _| true)
         });
         assert!(outcome.is_err());
     }
@@ -240,6 +288,7 @@ mod tests {
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, r#"{"max_file_count": 1}"#).unwrap();
         let batch = Batch::plan(&[&a, &b, &c], &Resolver::default()).unwrap();
+        // The base configuration's scanner, and the project file's.
         assert_eq!(batch.scanners.len(), 2);
         let sources: Vec<_> = batch.roots().iter().map(|r| r.source.clone()).collect();
         assert_eq!(
@@ -251,7 +300,63 @@ mod tests {
             ]
         );
         let mut seen = Vec::new();
-        batch.scan(|i, root, scan| seen.push((i, root.root.clone(), scan.is_dir)));
+        batch.scan(|i, root, scan| {
+            seen.push((i, root.root.clone(), scan.unwrap().is_dir));
+            true
+        });
         assert_eq!(seen, vec![(0, a, true), (1, b, true), (2, c, true)]);
+    }
+}
+
+#[cfg(test)]
+mod stop_tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn a_sink_that_gives_up_stops_new_work() {
+        let started = AtomicUsize::new(0);
+        let items: Vec<usize> = (0..20_000).collect();
+        let mut seen = 0;
+        in_input_order(
+            &items,
+            |_, &item| {
+                started.fetch_add(1, AtomicOrdering::SeqCst);
+                item
+            },
+            |_, _, _| {
+                seen += 1;
+                seen < 3
+            },
+        );
+        assert_eq!(seen, 3);
+        // At most the first window (plus the items it spawned) ever ran.
+        assert!(started.load(AtomicOrdering::SeqCst) <= 2 * WINDOW, "{}", started.load(AtomicOrdering::SeqCst));
+    }
+
+    #[test]
+    fn a_broken_project_file_fails_only_its_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots: Vec<PathBuf> = (0..3).map(|i| dir.path().join(format!("r{i}"))).collect();
+        for root in &roots {
+            std::fs::create_dir_all(root).unwrap();
+        }
+        let file = crate::project::project_config_path(&roots[1], None);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "{\n  \"max_depth\": \"deep\"\n}").unwrap();
+        let batch = Batch::plan(&roots, &Resolver::default()).unwrap();
+        let mut outcomes = Vec::new();
+        batch.scan(|i, _, scan| {
+            outcomes.push((i, scan.map(|s| s.is_dir).map_err(|e| (e.kind, e.line, e.key))));
+            true
+        });
+        assert_eq!(
+            outcomes,
+            vec![
+                (0, Ok(true)),
+                (1, Err(("config".to_string(), Some(2), Some("max_depth".to_string())))),
+                (2, Ok(true))
+            ]
+        );
     }
 }

@@ -39,6 +39,22 @@ pub struct Manifest {
     pub settings: Resolver,
     /// One entry per root, in input order.
     pub roots: Vec<ManifestRoot>,
+    /// Roots that could not be bundled (a broken project configuration, or
+    /// a configuration the reference raises on), in input order; they have
+    /// no artifacts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ManifestError>,
+}
+
+/// A root left out of a bundle, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ManifestError {
+    /// The root as given.
+    pub root: String,
+    /// The root made absolute.
+    pub abs_root: String,
+    /// Why it has no artifacts.
+    pub error: crate::RootError,
 }
 
 /// One root of a bundle.
@@ -144,7 +160,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Scans `root`, hashing exactly the bytes the budget pass reads.
-pub fn bundle_root(scanner: &Scanner, root: &Path) -> BundledRoot {
+pub fn bundle_root(scanner: &Scanner, root: &Path) -> Result<BundledRoot, crate::Error> {
     let mut digests: HashMap<Vec<u8>, String> = HashMap::new();
     let scan = scanner.scan_with_reader(root, |candidate| {
         let bytes = read_regular_file(candidate.as_path());
@@ -152,7 +168,7 @@ pub fn bundle_root(scanner: &Scanner, root: &Path) -> BundledRoot {
             digests.insert(candidate.as_bytes().to_vec(), sha256_hex(bytes));
         }
         outcome_of(bytes)
-    });
+    })?;
     let result = scan.result();
     let mut totals = ManifestTotals {
         rule_files: scan.candidates.len(),
@@ -179,7 +195,7 @@ pub fn bundle_root(scanner: &Scanner, root: &Path) -> BundledRoot {
             }
         })
         .collect();
-    BundledRoot {
+    Ok(BundledRoot {
         root: result.root.clone(),
         abs_root: scan.abs_root.to_string_lossy().into_owned(),
         is_dir: scan.is_dir,
@@ -187,7 +203,7 @@ pub fn bundle_root(scanner: &Scanner, root: &Path) -> BundledRoot {
         scan_line: format!("{}\n", to_json_line(result)),
         files,
         totals,
-    }
+    })
 }
 
 /// Why a root's artifacts no longer match its sources; empty when they do.
@@ -223,7 +239,13 @@ pub fn verify_root(
     if !reasons.is_empty() {
         return reasons;
     }
-    let now = bundle_root(scanner, Path::new(&entry.abs_root));
+    let now = match bundle_root(scanner, Path::new(&entry.abs_root)) {
+        Ok(now) => now,
+        Err(e) => {
+            reasons.push(format!("cannot be scanned any more: {e}"));
+            return reasons;
+        }
+    };
     let before: BTreeMap<&str, &ManifestFile> =
         entry.files.iter().map(|f| (f.path.as_str(), f)).collect();
     let after: BTreeMap<&str, &ManifestFile> =

@@ -21,13 +21,9 @@ pub enum Error {
     Pattern(PatternError),
     /// The `name_pattern` could not be compiled (only regex size limits can do this).
     NamePattern(String),
-    /// An I/O error, with the path it concerns.
-    Io {
-        /// The file or directory the operation was about.
-        path: PathBuf,
-        /// The underlying error.
-        err: std::io::Error,
-    },
+    /// The reference's own arithmetic raises for this configuration on this
+    /// root (see [`crate::budget::Raised`]).
+    Raised(crate::budget::Raised),
 }
 
 /// A configuration problem, located as precisely as the input allows.
@@ -41,6 +37,18 @@ pub struct ConfigError {
     pub key: Option<String>,
     /// What is wrong, in words.
     pub message: String,
+}
+
+impl ConfigError {
+    /// An error with only a message (no file, line or key yet).
+    pub fn plain(message: String) -> ConfigError {
+        ConfigError {
+            file: None,
+            line: None,
+            key: None,
+            message,
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {
@@ -69,7 +77,7 @@ impl fmt::Display for Error {
             Error::Config(e) => write!(f, "invalid configuration: {e}"),
             Error::Pattern(e) => write!(f, "invalid gitignore pattern: {e}"),
             Error::NamePattern(msg) => write!(f, "invalid name_pattern: {msg}"),
-            Error::Io { path, err } => write!(f, "{}: {err}", path.display()),
+            Error::Raised(r) => write!(f, "{}: {r}", r.path),
         }
     }
 }
@@ -82,6 +90,84 @@ impl std::error::Error for Error {}
 impl From<ConfigError> for Error {
     fn from(e: ConfigError) -> Self {
         Error::Config(e)
+    }
+}
+
+impl From<crate::budget::Raised> for Error {
+    fn from(r: crate::budget::Raised) -> Self {
+        Error::Raised(r)
+    }
+}
+
+/// Why one root of a batch has no result; the other roots go on. In JSON
+/// output this is the `error` object of the root's record (see
+/// `docs/audit-schema.md`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RootError {
+    /// `"config"` (its configuration file), `"pattern"` (a pattern the
+    /// reference rejects) or `"raises"` (the reference's arithmetic raises).
+    pub kind: String,
+    /// What went wrong, in one line.
+    pub message: String,
+    /// The file concerned (a configuration file, or the rule file being cropped).
+    pub file: Option<String>,
+    /// Its 1-based line, when known.
+    pub line: Option<usize>,
+    /// The configuration key concerned, when known.
+    pub key: Option<String>,
+}
+
+impl From<&Error> for RootError {
+    fn from(e: &Error) -> RootError {
+        match e {
+            Error::Config(c) => RootError {
+                kind: "config".to_string(),
+                message: c.message.clone(),
+                file: c.file.as_ref().map(|f| f.to_string_lossy().into_owned()),
+                line: c.line,
+                key: c.key.clone(),
+            },
+            Error::Pattern(_) | Error::NamePattern(_) => RootError {
+                kind: "pattern".to_string(),
+                message: e.to_string(),
+                file: None,
+                line: None,
+                key: Some(if matches!(e, Error::Pattern(_)) { "gitignore" } else { "name_pattern" }.to_string()),
+            },
+            Error::Raised(r) => RootError {
+                kind: "raises".to_string(),
+                message: r.to_string(),
+                file: Some(r.path.clone()),
+                line: None,
+                key: Some(r.key.name().to_string()),
+            },
+        }
+    }
+}
+
+impl RootError {
+    /// Names `source`'s file as where the problem is, when the error has no file yet.
+    pub fn in_file(mut self, source: &crate::project::ConfigSource) -> RootError {
+        if let (None, crate::project::ConfigSource::File(path)) = (&self.file, source) {
+            self.file = Some(path.to_string_lossy().into_owned());
+        }
+        self
+    }
+}
+
+impl fmt::Display for RootError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}")?;
+            if let Some(line) = self.line {
+                write!(f, ":{line}")?;
+            }
+            write!(f, ": ")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, "key `{key}`: ")?;
+        }
+        write!(f, "{}", self.message)
     }
 }
 

@@ -37,6 +37,6 @@ pub mod tokenize;
 
 pub use budget::{FileEntry, ScanResult, Status};
 pub use config::Config;
-pub use error::Error;
+pub use error::{Error, RootError};
 pub use render::render;
-pub use scan::{scan, scan_many, RootScan, Scanner};
+pub use scan::{scan, RootScan, Scanner};

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::config::{Config, UnknownKey};
+use crate::config::{env, Config, Key, KeyKind, LoadNotes, Setting};
 use crate::error::Error;
 
 /// Where the configuration of a root came from.
@@ -68,50 +68,56 @@ impl<'de> Deserialize<'de> for ConfigSource {
 }
 
 /// Keys set explicitly by the caller (command-line flags); they win over
-/// every file.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// every file. In JSON, a map from key name to value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overrides {
-    /// `name_pattern`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name_pattern: Option<String>,
-    /// `max_depth`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_depth: Option<i64>,
-    /// `max_file_tokens`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_file_tokens: Option<i64>,
-    /// `max_file_count`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_file_count: Option<i64>,
-    /// `max_total_tokens`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_total_tokens: Option<i64>,
-    /// `gitignore`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gitignore: Option<String>,
+    values: Vec<(Key, Setting)>,
 }
 
 impl Overrides {
+    /// Sets `key` (replacing an earlier value for it).
+    pub fn set(&mut self, key: Key, setting: Setting) {
+        self.values.retain(|(k, _)| *k != key);
+        self.values.push((key, setting));
+    }
+
     /// Sets every given key on `config`.
     pub fn apply(&self, config: &mut Config) {
-        if let Some(p) = &self.name_pattern {
-            config.name_pattern = p.clone();
+        for (key, setting) in &self.values {
+            config.set(*key, setting.clone());
         }
-        if let Some(n) = self.max_depth {
-            config.max_depth = n;
+    }
+}
+
+impl Serialize for Overrides {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.values.len()))?;
+        for (key, setting) in &self.values {
+            map.serialize_entry(key.name(), setting)?;
         }
-        if let Some(n) = self.max_file_tokens {
-            config.max_file_tokens = n;
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Overrides {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+        let mut overrides = Overrides::default();
+        for (name, value) in map {
+            let key = Key::from_name(&name)
+                .ok_or_else(|| D::Error::custom(format!("unknown key {name}")))?;
+            let setting = match (key.kind(), value) {
+                (KeyKind::Number, v) => Setting::Number(
+                    crate::config::Number::deserialize(v).map_err(D::Error::custom)?,
+                ),
+                (_, serde_json::Value::String(s)) => Setting::Text(s),
+                _ => return Err(D::Error::custom(format!("bad value for {name}"))),
+            };
+            overrides.set(key, setting);
         }
-        if let Some(n) = self.max_file_count {
-            config.max_file_count = n;
-        }
-        if let Some(n) = self.max_total_tokens {
-            config.max_total_tokens = n;
-        }
-        if let Some(g) = &self.gitignore {
-            config.gitignore = g.clone();
-        }
+        Ok(overrides)
     }
 }
 
@@ -156,10 +162,14 @@ pub struct Resolver {
     pub base: Config,
     /// Where [`Resolver::base`] came from.
     pub base_source: ConfigSource,
-    /// The unknown keys of [`Resolver::base_source`]'s file (for the audit;
-    /// not part of a bundle's recorded settings).
+    /// What loading [`Resolver::base_source`] found (for the audit; its
+    /// `A0_SET_` values are recorded in [`Resolver::env`]).
     #[serde(skip)]
-    pub base_unknown_keys: Vec<UnknownKey>,
+    pub base_notes: LoadNotes,
+    /// The `A0_SET_` environment values applied to the defaults (empty when
+    /// a `--config` file is the base or `--no-env` is given).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<env::EnvValue>,
     /// Keys that win over every file.
     pub overrides: Overrides,
     /// The agent profile (`--agent-profile`), if any.
@@ -173,7 +183,8 @@ impl Default for Resolver {
         Resolver {
             base: Config::default(),
             base_source: ConfigSource::Default,
-            base_unknown_keys: Vec::new(),
+            base_notes: LoadNotes::default(),
+            env: Vec::new(),
             overrides: Overrides::default(),
             agent_profile: None,
             project_config: true,
@@ -188,8 +199,8 @@ pub struct Resolved {
     pub source: ConfigSource,
     /// The configuration, overrides applied.
     pub config: Config,
-    /// The unknown keys of the file that applied.
-    pub unknown_keys: Vec<UnknownKey>,
+    /// What loading the file that applied found (unknown keys, lines, `A0_SET_` values).
+    pub notes: LoadNotes,
 }
 
 impl Resolver {
@@ -201,22 +212,22 @@ impl Resolver {
             .filter(|_| self.project_config)
             .map(|root| project_config_path(root, self.agent_profile.as_deref()))
             .filter(|path| path.is_file());
-        let (source, mut config, unknown_keys) = match project_file {
+        let (source, mut config, notes) = match project_file {
             Some(path) => {
-                let (config, unknown) = Config::load_file_with_unknown(&path, &project_base())?;
-                (ConfigSource::File(path), config, unknown)
+                let (config, notes) = Config::load_file_with_notes(&path, &project_base())?;
+                (ConfigSource::File(path), config, notes)
             }
             None => (
                 self.base_source.clone(),
                 self.base.clone(),
-                self.base_unknown_keys.clone(),
+                self.base_notes.clone(),
             ),
         };
         self.overrides.apply(&mut config);
         Ok(Resolved {
             source,
             config,
-            unknown_keys,
+            notes,
         })
     }
 }
@@ -224,6 +235,7 @@ impl Resolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Number;
 
     #[test]
     fn profile_path_and_fallback() {
@@ -247,15 +259,14 @@ mod tests {
         let file = project_config_path(dir.path(), None);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, r#"{"max_depth": 3}"#).unwrap();
+        let mut overrides = Overrides::default();
+        overrides.set(Key::MaxFileCount, Setting::Number(Number::int(7)));
         let resolver = Resolver {
             base: Config {
-                max_total_tokens: 1234,
+                max_total_tokens: Number::int(1234),
                 ..Config::default()
             },
-            overrides: Overrides {
-                max_file_count: Some(7),
-                ..Overrides::default()
-            },
+            overrides,
             ..Resolver::default()
         };
         let got = resolver.resolve(Some(dir.path())).unwrap();
@@ -263,8 +274,8 @@ mod tests {
         assert_eq!(
             got.config,
             Config {
-                max_depth: 3,
-                max_file_count: 7,
+                max_depth: Number::int(3),
+                max_file_count: Number::int(7),
                 gitignore: String::new(),
                 ..Config::default()
             }

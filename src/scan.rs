@@ -1,15 +1,11 @@
-//! Putting the stages together: one root, or many roots at once.
-//!
-//! A batch walks its roots on the shared rayon pool (every directory of
-//! every root is a work item) and runs each root's budget pass as soon as
-//! its walk is done. Results come back in input order as they are ready, with
-//! at most a window of roots in flight, so memory grows with the window, not
-//! with the number of roots.
+//! Putting the stages together for one root: walk, read, count, allocate.
+//! Many roots share a [`Scanner`] through [`crate::batch::Batch`], which
+//! runs them on the shared rayon pool (every directory of every root is a
+//! work item) and hands results back in input order.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::batch::in_input_order;
 use crate::budget::{allocate, Allocation, ScanResult};
 use crate::config::Config;
 use crate::discover::{path::abspath_of, walk::discover, Candidate, Matchers};
@@ -79,13 +75,15 @@ impl Scanner {
         abspath_of(root, self.cwd.as_deref())
     }
 
-    /// Scans one root: the reference's result for it.
-    pub fn scan(&self, root: &Path) -> ScanResult {
-        self.scan_detailed(root).into_result()
+    /// Scans one root: the reference's result for it, or the error where
+    /// the reference's own arithmetic raises for this configuration
+    /// ([`Error::Raised`]).
+    pub fn scan(&self, root: &Path) -> Result<ScanResult, Error> {
+        self.scan_detailed(root).map(RootScan::into_result)
     }
 
     /// Scans one root, keeping candidates and per-candidate facts.
-    pub fn scan_detailed(&self, root: &Path) -> RootScan {
+    pub fn scan_detailed(&self, root: &Path) -> Result<RootScan, Error> {
         self.scan_with_reader(root, |c| read_rule_file(c.as_path()))
     }
 
@@ -95,7 +93,7 @@ impl Scanner {
         &self,
         root: &Path,
         read: impl FnMut(&Candidate) -> ReadOutcome,
-    ) -> RootScan {
+    ) -> Result<RootScan, Error> {
         let given = root.to_string_lossy().into_owned();
         let abs = self.abs_root(root);
         // os.path.isdir (links followed), also for roots longer than PATH_MAX.
@@ -106,42 +104,17 @@ impl Scanner {
             (Some(abs), true) => discover(abs.as_os_str().as_bytes(), &self.matchers),
             _ => Vec::new(),
         };
-        let allocation = allocate(given, &candidates, &self.config, read);
-        RootScan {
+        let allocation = allocate(given, &candidates, &self.config, read)?;
+        Ok(RootScan {
             abs_root: abs.unwrap_or_else(|| root.to_path_buf()),
             is_dir,
             candidates,
             allocation,
-        }
-    }
-
-    /// Scans many roots in parallel and hands each [`RootScan`] to `sink`
-    /// with its input index, in input order.
-    pub fn scan_batch<P: AsRef<Path> + Sync>(
-        &self,
-        roots: &[P],
-        mut sink: impl FnMut(usize, RootScan),
-    ) {
-        in_input_order(
-            roots,
-            |_, root| self.scan_detailed(root.as_ref()),
-            |i, _, scan| sink(i, scan),
-        );
+        })
     }
 }
 
 /// Scans `root` with `config`: the reference's result.
 pub fn scan(root: impl AsRef<Path>, config: &Config) -> Result<ScanResult, Error> {
-    Ok(Scanner::new(config.clone())?.scan(root.as_ref()))
-}
-
-/// Scans many roots with one configuration, results in input order.
-pub fn scan_many<P: AsRef<Path> + Sync>(
-    roots: &[P],
-    config: &Config,
-) -> Result<Vec<ScanResult>, Error> {
-    let scanner = Scanner::new(config.clone())?;
-    let mut out = Vec::with_capacity(roots.len());
-    scanner.scan_batch(roots, |_, scan| out.push(scan.into_result()));
-    Ok(out)
+    Scanner::new(config.clone())?.scan(root.as_ref())
 }

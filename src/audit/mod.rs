@@ -20,14 +20,15 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{path_cost, Disposition, ScanResult, Status};
-use crate::config::{Config, UnknownKey};
+use crate::config::{Config, Key, LoadNotes, Number};
+use crate::error::Error;
 use crate::discover::Candidate;
 use crate::project::ConfigSource;
 use crate::read::{read_rule_file, ReadOutcome};
 use crate::scan::{RootScan, Scanner};
 use crate::tokenize;
 use undiscovered::{find_missed, Missed, Reason};
-use warnings::{check_link, host_expansions, LinkCheck, NestedRepos, Warning, WarningKind};
+use warnings::{check_link, host_expansions, host_expansions_in_path, LinkCheck, NestedRepos, Warning, WarningKind};
 
 /// The schema name carried by every JSON record of `promptinclude audit --json`.
 pub const SCHEMA: &str = "promptinclude.audit/1";
@@ -183,8 +184,8 @@ pub fn audit_root(
     scanner: &Scanner,
     root: &Path,
     source: &ConfigSource,
-    unknown_keys: &[UnknownKey],
-) -> RootAudit {
+    notes: &LoadNotes,
+) -> Result<RootAudit, Error> {
     // Host expansions are looked for in the text the budget pass reads, so
     // no file is read twice.
     let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
@@ -197,9 +198,9 @@ pub fn audit_root(
             }
         }
         outcome
-    });
+    })?;
     let config = scanner.config();
-    let mut warnings = root_warnings(&scan, config, source, unknown_keys, root);
+    let mut warnings = root_warnings(&scan, config, source, notes, root);
     let canonical_root = std::fs::canonicalize(&scan.abs_root).ok();
     let mut nested = NestedRepos::default();
     let mut files = Vec::with_capacity(scan.candidates.len());
@@ -242,6 +243,7 @@ pub fn audit_root(
                 ),
             ));
         }
+        warnings.extend(host_expansions_in_path(&path));
         warnings.extend(expansions.remove(candidate.as_bytes()).unwrap_or_default());
         let file = FileAudit {
             path,
@@ -249,7 +251,7 @@ pub fn audit_root(
             tokens_counted: reading.tokens,
             tokens_included: included,
             path_tokens,
-            budget_share: share(used, config.max_total_tokens),
+            budget_share: share(used, &config.max_total_tokens),
         };
         file_warnings(
             &mut warnings,
@@ -271,7 +273,7 @@ pub fn audit_root(
         warnings.extend(missed.iter().map(|m| missed_warning(m, config)));
     }
     let totals = totals(&files, scan.result(), warnings.len(), config);
-    RootAudit {
+    Ok(RootAudit {
         root: scan.result().root.clone(),
         abs_root: scan.abs_root.to_string_lossy().into_owned(),
         is_dir: scan.is_dir,
@@ -280,7 +282,7 @@ pub fn audit_root(
         files,
         totals,
         warnings,
-    }
+    })
 }
 
 /// Reads and counts a file the budget pass never reached (what it would cost).
@@ -317,7 +319,7 @@ fn root_warnings(
     scan: &RootScan,
     config: &Config,
     source: &ConfigSource,
-    unknown_keys: &[UnknownKey],
+    notes: &LoadNotes,
     root: &Path,
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
@@ -332,15 +334,44 @@ fn root_warnings(
         ConfigSource::File(path) => Some(path.to_string_lossy().into_owned()),
         ConfigSource::Default => None,
     };
+    let line_of = |key: Key| match source {
+        ConfigSource::File(_) => notes.line_of(key),
+        ConfigSource::Default => None,
+    };
     for (key, value, low, high) in config.out_of_host_range() {
         warnings.push(Warning {
             kind: WarningKind::LimitOutOfRange,
             path: config_file.clone(),
-            line: None,
-            message: format!("{key} = {value} is outside the host's settings range {low}–{high}"),
+            line: line_of(key),
+            message: format!(
+                "{} = {value} is outside the host's settings range {low}–{high}",
+                key.name()
+            ),
         });
     }
-    for unknown in unknown_keys {
+    for key in Key::ALL {
+        let Some(value) = config.number(key) else {
+            continue;
+        };
+        let surprise = if value.is_bool() {
+            Some("a boolean, which Python counts as 0 or 1")
+        } else if value.is_float() {
+            Some("a float: Python compares it with the integer counts as it is (no rounding)")
+        } else if value.is_negative() {
+            Some("negative: nothing can fit under it")
+        } else {
+            None
+        };
+        if let Some(why) = surprise {
+            warnings.push(Warning {
+                kind: WarningKind::SurprisingValue,
+                path: config_file.clone(),
+                line: line_of(key),
+                message: format!("{} = {value} is {why}", key.name()),
+            });
+        }
+    }
+    for unknown in &notes.unknown_keys {
         warnings.push(Warning {
             kind: WarningKind::UnknownConfigKey,
             path: config_file.clone(),
@@ -348,7 +379,20 @@ fn root_warnings(
             message: format!(
                 "unknown key `{}` is ignored (known: {})",
                 unknown.key,
-                crate::config::KEYS.join(", ")
+                Key::known_names()
+            ),
+        });
+    }
+    for env in notes.env.iter().filter(|e| !e.applied) {
+        warnings.push(Warning {
+            kind: WarningKind::InvalidEnvValue,
+            path: None,
+            line: None,
+            message: format!(
+                "{}={:?} is not an integer: the default {} stays (the host prints a warning)",
+                env.variable,
+                env.raw,
+                config.get(env.key)
             ),
         });
     }
@@ -410,7 +454,7 @@ fn file_warnings(
             WarningKind::Skipped,
             format!("skipped to fit: its path alone ({path_tokens} tokens) no longer fit the budget{cost}"),
         )),
-        FileStatus::NotReached if result.files.len() as i64 >= config.max_file_count => Some((
+        FileStatus::NotReached if config.max_file_count.is_le_int(result.files.len() as i64) => Some((
             WarningKind::Skipped,
             format!(
                 "not read: max_file_count ({}) was reached before it{cost}",
@@ -464,11 +508,14 @@ fn missed_warning(missed: &Missed, config: &Config) -> Warning {
 }
 
 /// A share of the budget, rounded to 4 decimals (0 when there is no budget).
-fn share(used: i64, total: i64) -> f64 {
-    if total <= 0 {
+/// `used / total` rounded to 4 places; 0 for a limit that is not a
+/// positive finite number.
+fn share(used: i64, total: &Number) -> f64 {
+    let total = total.to_f64();
+    if !(total > 0.0 && total.is_finite()) {
         return 0.0;
     }
-    (used as f64 / total as f64 * 10_000.0).round() / 10_000.0
+    (used as f64 / total * 10_000.0).round() / 10_000.0
 }
 
 fn totals(files: &[FileAudit], result: &ScanResult, warnings: usize, config: &Config) -> Totals {
@@ -494,6 +541,6 @@ fn totals(files: &[FileAudit], result: &ScanResult, warnings: usize, config: &Co
             _ => {}
         }
     }
-    t.budget_share = share(t.budget_used, config.max_total_tokens);
+    t.budget_share = share(t.budget_used, &config.max_total_tokens);
     t
 }

@@ -205,7 +205,7 @@ mod tests {
             fs::write(root.join(f), "x").unwrap();
         }
         let config = Config {
-            max_depth: 3,
+            max_depth: crate::config::Number::int(3),
             gitignore: "**/node_modules/**\nkeep/drop*\n".into(),
             ..Config::default()
         };

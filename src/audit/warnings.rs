@@ -53,13 +53,17 @@ pub enum WarningKind {
     LimitOutOfRange,
     /// A key in the configuration file that is none of the six: ignored (a typo?).
     UnknownConfigKey,
+    /// A limit that is legal but surprising: a float, a boolean or a negative number.
+    SurprisingValue,
+    /// An `A0_SET_` environment value that does not convert: the default stays.
+    InvalidEnvValue,
     /// The root is not a directory: nothing is included.
     RootNotDirectory,
 }
 
 impl WarningKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [WarningKind; 19] = [
+    pub const ALL: [WarningKind; 21] = [
         WarningKind::HostInclude,
         WarningKind::HostIncludeOriginal,
         WarningKind::HostPlaceholder,
@@ -78,6 +82,8 @@ impl WarningKind {
         WarningKind::Unreadable,
         WarningKind::LimitOutOfRange,
         WarningKind::UnknownConfigKey,
+        WarningKind::SurprisingValue,
+        WarningKind::InvalidEnvValue,
         WarningKind::RootNotDirectory,
     ];
 
@@ -102,6 +108,8 @@ impl WarningKind {
             WarningKind::Unreadable => "unreadable",
             WarningKind::LimitOutOfRange => "limit_out_of_range",
             WarningKind::UnknownConfigKey => "unknown_config_key",
+            WarningKind::SurprisingValue => "surprising_value",
+            WarningKind::InvalidEnvValue => "invalid_env_value",
             WarningKind::RootNotDirectory => "root_not_directory",
         }
     }
@@ -155,6 +163,19 @@ static INCLUDE_ORIGINAL: LazyLock<Regex> = LazyLock::new(|| {
 /// `files.replace_placeholders_*` of the host replaces `{{key}}` for its variables.
 static PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{(\w+)\}\}").expect("valid placeholder regex"));
+
+/// Host template directives in a rule file's *path*: the host renders the
+/// path through the same template as the contents, so they expand there too.
+pub fn host_expansions_in_path(path: &str) -> Vec<Warning> {
+    host_expansions(path, path)
+        .into_iter()
+        .map(|mut w| {
+            w.line = None;
+            w.message = format!("in its path: {}", w.message);
+            w
+        })
+        .collect()
+}
 
 /// Host expansions in a rule file's text: one warning per occurrence, in
 /// text order, located by line.

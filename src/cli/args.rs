@@ -5,6 +5,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use promptinclude::config::Number;
 
 /// Exact, parallel indexer for Agent Zero "Prompt Include" rule files.
 ///
@@ -104,17 +105,17 @@ pub struct ConfigArgs {
     #[arg(long, value_name = "GLOB", help_heading = "Configuration")]
     pub name_pattern: Option<String>,
     /// Override `max_depth` (directories this deep contribute nothing; root = 0).
-    #[arg(long, value_name = "N", help_heading = "Configuration")]
-    pub max_depth: Option<u32>,
+    #[arg(long, value_name = "N", value_parser = parse_number, allow_negative_numbers = true, help_heading = "Configuration")]
+    pub max_depth: Option<Number>,
     /// Override `max_file_tokens` (per-file cap before cropping).
-    #[arg(long, value_name = "N", help_heading = "Configuration")]
-    pub max_file_tokens: Option<u32>,
+    #[arg(long, value_name = "N", value_parser = parse_number, allow_negative_numbers = true, help_heading = "Configuration")]
+    pub max_file_tokens: Option<Number>,
     /// Override `max_file_count` (most files included).
-    #[arg(long, value_name = "N", help_heading = "Configuration")]
-    pub max_file_count: Option<u32>,
+    #[arg(long, value_name = "N", value_parser = parse_number, allow_negative_numbers = true, help_heading = "Configuration")]
+    pub max_file_count: Option<Number>,
     /// Override `max_total_tokens` (budget for paths and contents).
-    #[arg(long, value_name = "N", help_heading = "Configuration")]
-    pub max_total_tokens: Option<u32>,
+    #[arg(long, value_name = "N", value_parser = parse_number, allow_negative_numbers = true, help_heading = "Configuration")]
+    pub max_total_tokens: Option<Number>,
     /// Take `gitignore` from this file (its whole text; an empty file means no filtering).
     #[arg(long, value_name = "FILE", help_heading = "Configuration")]
     pub gitignore_file: Option<PathBuf>,
@@ -131,6 +132,35 @@ pub struct ConfigArgs {
     /// override flags above still apply on top.
     #[arg(long, help_heading = "Configuration")]
     pub no_project_config: bool,
+    /// Ignore the host's `A0_SET__promptinclude__<key>` environment variables.
+    ///
+    /// Without this flag, when neither --config nor a project file applies,
+    /// each default is replaced by `A0_SET__promptinclude__<key>` (or its
+    /// upper-case form) from the environment, converted as the host does
+    /// (`int(value.strip())`; a value that does not convert keeps the default).
+    #[arg(long, help_heading = "Configuration")]
+    pub no_env: bool,
+}
+
+/// A limit as Python would take it: an integer of any size, or a float
+/// (`2.5`, `1e3`, `inf`, `nan`).
+fn parse_number(text: &str) -> Result<Number, String> {
+    Number::parse_decimal_int(text)
+        .or_else(|| text.parse::<f64>().ok().map(Number::Float))
+        .ok_or_else(|| format!("{text:?} is not a number"))
+}
+
+/// Most worker threads `-j` accepts.
+pub const MAX_THREADS: usize = 256;
+
+fn parse_threads(text: &str) -> Result<NonZeroUsize, String> {
+    let n: NonZeroUsize = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number of at least 1"))?;
+    if n.get() > MAX_THREADS {
+        return Err(format!("at most {MAX_THREADS} threads"));
+    }
+    Ok(n)
 }
 
 fn parse_profile(profile: &str) -> Result<String, String> {
@@ -146,8 +176,8 @@ pub struct RootArgs {
     /// Read more roots from FILE, one per line ('-' = standard input).
     #[arg(long, value_name = "FILE")]
     pub roots_from: Option<PathBuf>,
-    /// Worker threads (default: the number of CPUs). Output is identical for any value.
-    #[arg(short = 'j', long, value_name = "N")]
+    /// Worker threads, 1 to 256 (default: the number of CPUs). Output is identical for any value.
+    #[arg(short = 'j', long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<NonZeroUsize>,
 }
 
@@ -274,7 +304,7 @@ pub struct VerifyArgs {
     /// The bundle directory (or its manifest.json).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Worker threads (default: the number of CPUs).
-    #[arg(short = 'j', long, value_name = "N")]
+    /// Worker threads, 1 to 256 (default: the number of CPUs).
+    #[arg(short = 'j', long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<NonZeroUsize>,
 }

@@ -10,10 +10,12 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::Result;
 use promptinclude::audit::{audit_root, FileStatus, RootAudit, SCHEMA};
+use promptinclude::RootError;
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
 use super::args::{AuditArgs, ColorWhen, FailOn};
+use super::commands::{report_root_error, ErrorRecord};
 use super::exit::ExitStatus;
 use super::progress::Progress;
 use super::settings::{collect_roots, init_threads, resolver};
@@ -50,6 +52,8 @@ struct Summary {
     unreadable: usize,
     warnings: usize,
     warnings_by_kind: BTreeMap<&'static str, usize>,
+    /// Roots that could not be audited (see the `error` records).
+    errors: usize,
     failures: Vec<Failure>,
 }
 
@@ -190,17 +194,25 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut write_result = Ok(());
     batch.run(
         |_, planned, scanner| {
-            audit_root(
-                scanner,
-                &planned.root,
-                &planned.source,
-                &planned.unknown_keys,
-            )
+            audit_root(scanner, &planned.root, &planned.source, &planned.notes)
+                .map_err(|e| RootError::from(&e))
         },
-        |i, _, report| {
-            if write_result.is_err() {
-                return;
-            }
+        |i, planned, report| {
+            let report = match report {
+                Ok(report) => report,
+                Err(error) => {
+                    status = status.merge(report_root_error(&planned.root, &error));
+                    summary.errors += 1;
+                    let root = planned.root.to_string_lossy();
+                    write_result = if args.json {
+                        write_record(&mut out, "error", &ErrorRecord::new(&planned.root, &error))
+                    } else {
+                        writeln!(out, "{root}\n  error: {error}\n")
+                    };
+                    progress.tick(i + 1);
+                    return write_result.is_ok();
+                }
+            };
             if !report.is_dir {
                 status = status.merge(ExitStatus::Problems);
             }
@@ -212,6 +224,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                 write_report(&mut out, &report, paint)
             };
             progress.tick(i + 1);
+            write_result.is_ok()
         },
     );
     progress.finish();
@@ -383,10 +396,13 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
 }
 
 fn write_summary(out: &mut impl Write, s: &Summary, paint: Paint) -> std::io::Result<()> {
-    let line = format!(
+    let mut line = format!(
         "summary: roots {}, rule files {}, tokens included {} of {} counted, cropped {}, skipped {}, warnings {}",
         s.roots, s.rule_files, s.tokens_included, s.tokens_counted, s.cropped, s.skipped, s.warnings
     );
+    if s.errors > 0 {
+        line.push_str(&format!(", roots with errors {}", s.errors));
+    }
     writeln!(out, "{}", paint.code("1", &line))?;
     if !s.failures.is_empty() {
         writeln!(

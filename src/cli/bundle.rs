@@ -15,11 +15,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use promptinclude::batch::Batch;
-use promptinclude::bundle::{bundle_root, verify_root, Manifest, MANIFEST_FILE, MANIFEST_SCHEMA};
+use promptinclude::bundle::{
+    bundle_root, verify_root, Manifest, ManifestError, MANIFEST_FILE, MANIFEST_SCHEMA,
+};
+use promptinclude::RootError;
 
 use super::args::{BundleArgs, VerifyArgs};
 use super::atomic::TEMP_PREFIX;
-use super::commands::{check_root, section_file_name};
+use super::commands::{check_root, report_root_error, section_file_name};
 use super::exit::ExitStatus;
 use super::interrupt;
 use super::progress::Progress;
@@ -41,15 +44,29 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     fs::create_dir_all(&roots_dir)
         .with_context(|| format!("cannot create {}", roots_dir.display()))?;
     let mut entries = Vec::with_capacity(roots.len());
+    let mut errors = Vec::new();
     let mut status = ExitStatus::Success;
     let mut progress = Progress::new(roots.len());
     let mut failure = Ok(());
     batch.run(
-        |_, planned, scanner| bundle_root(scanner, &planned.root),
-        |i, planned, bundled| {
-            if failure.is_err() {
-                return;
-            }
+        |_, planned, scanner| {
+            let bundled = bundle_root(scanner, &planned.root).map_err(|e| RootError::from(&e))?;
+            Ok((bundled, scanner.config().clone()))
+        },
+        |i, planned, outcome| {
+            let (bundled, config) = match outcome {
+                Ok(found) => found,
+                Err(error) => {
+                    status = status.merge(report_root_error(&planned.root, &error));
+                    errors.push(ManifestError {
+                        root: planned.root.to_string_lossy().into_owned(),
+                        abs_root: abspath_text(&planned.root),
+                        error,
+                    });
+                    progress.tick(i + 1);
+                    return true;
+                }
+            };
             status = status.merge(check_root(bundled.is_dir, &planned.root));
             let section = format!(
                 "roots/{}",
@@ -60,13 +77,9 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
                 .and_then(|()| {
                     write_synced(&temp.path().join(&scan), bundled.scan_line.as_bytes())
                 });
-            entries.push(bundled.entry(
-                &planned.source,
-                batch.scanner(planned).config(),
-                section,
-                scan,
-            ));
+            entries.push(bundled.entry(&planned.source, &config, section, scan));
             progress.tick(i + 1);
+            failure.is_ok()
         },
     );
     progress.finish();
@@ -76,6 +89,7 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         settings: resolver,
         roots: entries,
+        errors,
     };
     let mut json = serde_json::to_vec_pretty(&manifest)?;
     json.push(b'\n');
@@ -85,6 +99,15 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     temp.commit(|temp| replace_dir(temp, &args.out))?;
     sync_dir(parent)?;
     Ok(status)
+}
+
+/// `os.path.abspath(root)` as text (the root as given when it has none).
+fn abspath_text(root: &Path) -> String {
+    let cwd = std::env::current_dir().ok().map(|c| c.into_os_string().into_encoded_bytes());
+    promptinclude::discover::path::abspath_of(root, cwd.as_deref())
+        .unwrap_or_else(|| root.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The target's parent directory and file name; refuses `.`, `..` and `/`.
@@ -236,31 +259,52 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
         );
     }
     let manifest: Manifest = serde_json::from_value(value).with_context(not_manifest)?;
+    // Roots that failed when bundled are checked again too: still failing
+    // is an error, scanning now makes them stale.
     let abs_roots: Vec<PathBuf> = manifest
         .roots
         .iter()
         .map(|r| PathBuf::from(&r.abs_root))
+        .chain(manifest.errors.iter().map(|e| PathBuf::from(&e.abs_root)))
         .collect();
+    let bundled = manifest.roots.len();
     let batch = Batch::plan(&abs_roots, &manifest.settings)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut stale = 0;
+    let mut status = ExitStatus::Success;
     let mut write_result = Ok(());
     let mut progress = Progress::new(abs_roots.len());
     batch.run(
-        |i, planned, scanner| verify_root(&manifest.roots[i], &planned.source, scanner, &dir),
-        |i, _, reasons| {
+        |i, planned, scanner| {
+            Ok(match manifest.roots.get(i) {
+                Some(entry) => verify_root(entry, &planned.source, scanner, &dir),
+                None => vec![format!(
+                    "not in the bundle (it failed when bundled: {}), and scans now",
+                    manifest.errors[i - bundled].error
+                )],
+            })
+        },
+        |i, planned, reasons| {
             progress.tick(i + 1);
-            if reasons.is_empty() || write_result.is_err() {
-                return;
+            let reasons = match reasons {
+                Ok(reasons) => reasons,
+                Err(error) => {
+                    status = status.merge(report_root_error(&planned.root, &error));
+                    return true;
+                }
+            };
+            if reasons.is_empty() {
+                return true;
             }
             stale += 1;
             write_result = writeln!(
                 out,
                 "{}: stale: {}",
-                manifest.roots[i].abs_root,
+                planned.root.display(),
                 reasons.join("; ")
             );
+            write_result.is_ok()
         },
     );
     progress.finish();
@@ -271,9 +315,9 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
         manifest.roots.len()
     )?;
     out.flush()?;
-    Ok(if stale > 0 {
+    Ok(status.merge(if stale > 0 {
         ExitStatus::Problems
     } else {
         ExitStatus::Success
-    })
+    }))
 }

@@ -4,7 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use promptinclude::batch::{Batch, PlannedRoot};
+use promptinclude::batch::Batch;
+use promptinclude::RootError;
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
 use promptinclude::render::{render, to_json_line};
@@ -29,6 +30,38 @@ pub fn check_root(is_dir: bool, given: &Path) -> ExitStatus {
     }
 }
 
+/// Reports a root that has no result on stderr (one line naming the root
+/// and the file, line and key at fault); the run goes on, and ends with
+/// exit status 2.
+pub fn report_root_error(given: &Path, error: &RootError) -> ExitStatus {
+    eprintln!("promptinclude: error: root {}: {error}", given.display());
+    ExitStatus::Error
+}
+
+/// A root's error record in JSON output: `{"root": ..., "error": {...}}`.
+#[derive(Serialize)]
+pub struct ErrorRecord<'a> {
+    /// The root as given.
+    pub root: std::borrow::Cow<'a, str>,
+    /// Why it has no result.
+    pub error: &'a RootError,
+}
+
+impl<'a> ErrorRecord<'a> {
+    /// The record for `given`.
+    pub fn new(given: &'a Path, error: &'a RootError) -> ErrorRecord<'a> {
+        ErrorRecord {
+            root: given.to_string_lossy(),
+            error,
+        }
+    }
+}
+
+/// A root's error record as one JSON line (`scan`'s output).
+pub fn error_line(given: &Path, error: &RootError) -> String {
+    serde_json::to_string(&ErrorRecord::new(given, error)).unwrap_or_default()
+}
+
 /// `promptinclude scan`.
 pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     let resolver = resolver(&args.config)?;
@@ -41,13 +74,19 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
     batch.scan(|i, planned, scan| {
-        if write_result.is_err() {
-            return;
-        }
-        status = status.merge(check_root(scan.is_dir, &planned.root));
-        let line = to_json_line(scan.result());
+        let line = match scan {
+            Ok(scan) => {
+                status = status.merge(check_root(scan.is_dir, &planned.root));
+                to_json_line(scan.result())
+            }
+            Err(e) => {
+                status = status.merge(report_root_error(&planned.root, &e));
+                error_line(&planned.root, &e)
+            }
+        };
         write_result = writeln!(out, "{line}");
         progress.tick(i + 1);
+        write_result.is_ok()
     });
     progress.finish();
     write_result?;
@@ -59,8 +98,12 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
 #[derive(Serialize)]
 struct IndexEntry {
     root: String,
-    abs_root: String,
-    section: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    abs_root: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    section: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<RootError>,
 }
 
 /// `promptinclude render`.
@@ -69,18 +112,23 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
-    let name_pattern = |planned: &PlannedRoot| batch.scanner(planned).config().name_pattern.clone();
     let Some(out_dir) = &args.out_dir else {
         let [planned] = batch.roots() else {
             anyhow::bail!(
                 "render prints one root's section; give one ROOT, or --out-dir DIR for several"
             );
         };
-        let scan = batch.scanner(planned).scan_detailed(&planned.root);
+        let (scan, name_pattern) = match batch.scanner(planned) {
+            Err(e) => return Ok(report_root_error(&planned.root, e)),
+            Ok(scanner) => match scanner.scan_detailed(&planned.root) {
+                Ok(scan) => (scan, scanner.config().name_pattern.clone()),
+                Err(e) => return Ok(report_root_error(&planned.root, &RootError::from(&e))),
+            },
+        };
         let status = check_root(scan.is_dir, &planned.root);
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
-        out.write_all(render(scan.result(), &name_pattern(planned)).as_bytes())?;
+        out.write_all(render(scan.result(), &name_pattern).as_bytes())?;
         out.flush()?;
         return Ok(status);
     };
@@ -90,23 +138,42 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     let mut index = Vec::with_capacity(roots.len());
     let mut progress = Progress::new(roots.len());
     let mut failure = Ok(());
-    batch.scan(|i, planned, scan| {
-        if failure.is_err() {
-            return;
-        }
-        status = status.merge(check_root(scan.is_dir, &planned.root));
-        let file = section_file_name(i, &scan.abs_root);
-        failure = write_atomic(
-            &out_dir.join(&file),
-            render(scan.result(), &name_pattern(planned)).as_bytes(),
-        );
-        index.push(IndexEntry {
-            root: planned.root.to_string_lossy().into_owned(),
-            abs_root: scan.abs_root.to_string_lossy().into_owned(),
-            section: file,
-        });
-        progress.tick(i + 1);
-    });
+    batch.run(
+        |_, planned, scanner| {
+            let scan = scanner
+                .scan_detailed(&planned.root)
+                .map_err(|e| RootError::from(&e))?;
+            let section = render(scan.result(), &scanner.config().name_pattern);
+            Ok((scan, section))
+        },
+        |i, planned, outcome| {
+            let root = planned.root.to_string_lossy().into_owned();
+            match outcome {
+                Ok((scan, section)) => {
+                    status = status.merge(check_root(scan.is_dir, &planned.root));
+                    let file = section_file_name(i, &scan.abs_root);
+                    failure = write_atomic(&out_dir.join(&file), section.as_bytes());
+                    index.push(IndexEntry {
+                        root,
+                        abs_root: Some(scan.abs_root.to_string_lossy().into_owned()),
+                        section: Some(file),
+                        error: None,
+                    });
+                }
+                Err(e) => {
+                    status = status.merge(report_root_error(&planned.root, &e));
+                    index.push(IndexEntry {
+                        root,
+                        abs_root: None,
+                        section: None,
+                        error: Some(e),
+                    });
+                }
+            }
+            progress.tick(i + 1);
+            failure.is_ok()
+        },
+    );
     progress.finish();
     failure?;
     let index = serde_json::to_vec_pretty(&serde_json::json!({ "roots": index }))?;

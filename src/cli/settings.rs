@@ -1,12 +1,12 @@
 //! Turning arguments into the per-root configuration rule ([`Resolver`]), the root list and the thread pool.
 
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::num::NonZeroUsize;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use promptinclude::config::Config;
+use promptinclude::config::{env, Config, Key, LoadNotes, Setting};
 use promptinclude::project::{ConfigSource, Overrides, Resolver};
 
 use super::args::{ConfigArgs, RootArgs};
@@ -16,38 +16,57 @@ use super::args::{ConfigArgs, RootArgs};
 pub fn resolver(args: &ConfigArgs) -> Result<Resolver> {
     let mut base = Config::default();
     let mut base_source = ConfigSource::Default;
-    let mut base_unknown_keys = Vec::new();
+    let mut base_notes = LoadNotes::default();
     if let Some(path) = &args.config {
-        let (loaded, unknown) =
-            Config::load_file_with_unknown(path, &base).map_err(promptinclude::Error::from)?;
-        for unknown in &unknown {
+        let (loaded, notes) =
+            Config::load_file_with_notes(path, &base).map_err(promptinclude::Error::from)?;
+        for unknown in &notes.unknown_keys {
             eprintln!(
                 "promptinclude: warning: {}{}: unknown key `{}` ignored (known: {})",
                 path.display(),
                 unknown.line.map_or(String::new(), |n| format!(":{n}")),
                 unknown.key,
-                promptinclude::config::KEYS.join(", ")
+                Key::known_names()
             );
         }
         base = loaded;
         base_source = ConfigSource::File(path.clone());
-        base_unknown_keys = unknown;
+        base_notes = notes;
+    } else if !args.no_env {
+        // The host applies A0_SET_ values only to its default configuration.
+        base_notes.env = env::apply(&mut base, env::from_process);
+        for value in base_notes.env.iter().filter(|v| !v.applied) {
+            eprintln!(
+                "promptinclude: warning: {}={:?}: not an integer, the default {} stays",
+                value.variable,
+                value.raw,
+                Config::default().get(value.key)
+            );
+        }
     }
-    let overrides = Overrides {
-        name_pattern: args.name_pattern.clone(),
-        max_depth: args.max_depth.map(i64::from),
-        max_file_tokens: args.max_file_tokens.map(i64::from),
-        max_file_count: args.max_file_count.map(i64::from),
-        max_total_tokens: args.max_total_tokens.map(i64::from),
-        gitignore: match &args.gitignore_file {
-            Some(path) => Some(read_text_file(path, "gitignore file")?),
-            None => None,
-        },
-    };
+    let mut overrides = Overrides::default();
+    let flags = [
+        (Key::MaxDepth, &args.max_depth),
+        (Key::MaxFileTokens, &args.max_file_tokens),
+        (Key::MaxFileCount, &args.max_file_count),
+        (Key::MaxTotalTokens, &args.max_total_tokens),
+    ];
+    for (key, value) in flags {
+        if let Some(n) = value {
+            overrides.set(key, Setting::Number(n.clone()));
+        }
+    }
+    if let Some(pattern) = &args.name_pattern {
+        overrides.set(Key::NamePattern, Setting::Text(pattern.clone()));
+    }
+    if let Some(path) = &args.gitignore_file {
+        overrides.set(Key::Gitignore, Setting::Text(read_text_file(path, "gitignore file")?));
+    }
     Ok(Resolver {
         base,
         base_source,
-        base_unknown_keys,
+        env: base_notes.env.clone(),
+        base_notes,
         overrides,
         agent_profile: args.agent_profile.clone(),
         project_config: !args.no_project_config,
@@ -103,17 +122,19 @@ pub fn init_threads(threads: Option<NonZeroUsize>) -> Result<()> {
 /// Reads paths for `check-ignore --stdin`, newline- or NUL-separated.
 pub fn read_stdin_paths(nul: bool) -> Result<Vec<String>> {
     let sep = if nul { b'\0' } else { b'\n' };
-    let mut out = Vec::new();
-    for item in std::io::stdin().lock().split(sep) {
-        let item = item.context("cannot read paths from standard input")?;
-        let item = if nul {
-            &item[..]
-        } else {
-            item.strip_suffix(b"\r").unwrap_or(&item)
-        };
-        if !item.is_empty() {
-            out.push(String::from_utf8_lossy(item).into_owned());
-        }
+    let mut data = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut data)
+        .context("cannot read paths from standard input")?;
+    // One record per terminator; a last record without one counts too.
+    // Records are kept exactly as given: empty ones, and a trailing `\r`.
+    if data.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(out)
+    let data = data.strip_suffix(&[sep]).unwrap_or(&data);
+    Ok(data
+        .split(|&b| b == sep)
+        .map(|item| String::from_utf8_lossy(item).into_owned())
+        .collect())
 }

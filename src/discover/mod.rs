@@ -28,7 +28,9 @@ pub struct Matchers {
     pub name: NamePattern,
     /// The `gitignore` spec; `None` when the text has no pattern lines (no filtering).
     pub ignore: Option<IgnoreSpec>,
-    /// Directories at this depth or deeper contribute nothing.
+    /// Directories at this depth or deeper contribute nothing: the smallest
+    /// depth `d` with `d >= max_depth` in Python (`i64::MAX` when none is,
+    /// as for `nan` or `inf`).
     pub max_depth: i64,
 }
 
@@ -42,7 +44,10 @@ impl Matchers {
         Ok(Matchers {
             name,
             ignore,
-            max_depth: config.max_depth,
+            max_depth: config
+                .max_depth
+                .integer_threshold()
+                .map_or(i64::MAX, |d| i64::try_from(d).unwrap_or(i64::MAX)),
         })
     }
 }
