@@ -33,6 +33,11 @@ comparisons then decide what happens, as in the reference):
                     read with json.loads and used as a whole: a missing key takes
                     the extension's fallback (`gitignore` falls back to "", no
                     filtering). No file: the defaults, as with no option.
+  --batch           (alone) read requests from standard input, one JSON object a line,
+                    {"argv": [...], "env": {"A0_SET_...": "..."}}, and answer each as if
+                    called with that argv and those A0_SET_ variables (the others
+                    removed), followed by a line holding only "\x04". This saves the
+                    interpreter's start-up for tests that run it hundreds of times.
   --env-defaults    when the defaults are used (no --config, no project file), apply
                     the host's A0_SET__promptinclude__<key> (or upper-case name)
                     environment overrides like helpers/settings.py get_default_value.
@@ -399,5 +404,19 @@ def main(argv):
     out.flush()
 
 
+def batch():
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        for name in [n for n in os.environ if n.startswith("A0_SET_")]:
+            del os.environ[name]
+        os.environ.update(request.get("env", {}))
+        main(request["argv"])
+        sys.stdout.buffer.write(b"\x04\n")
+        sys.stdout.buffer.flush()
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:] == ["--batch"]:
+        batch()
+    else:
+        main(sys.argv[1:])
