@@ -8,6 +8,7 @@
 //! * where the oracle returns for every root: print exactly the oracle's output;
 //! * where it raises: exit 2 with one stderr line naming the file, the line, the key
 //!   and the value.
+//!
 //! A second trial does the same for the `A0_SET__promptinclude__<key>` environment
 //! defaults (`--no-project-config`, no `--config`; oracle `--env-defaults`).
 //!
@@ -79,31 +80,154 @@ struct Form {
 /// numbers of every magnitude.
 fn forms(rng: &mut Rng) -> Vec<Form> {
     let mut json: Vec<String> = [
-        "0", "-0", "1", "2", "3", "5", "10", "49", "50", "51", "100", "120", "2000", "8000",
-        "50000", "-1", "-7", "-2000", "2147483647", "2147483648", "4294967296",
-        "9007199254740993", "9223372036854775807", "9223372036854775808",
-        "18446744073709551616", "-9223372036854775809", "1000000000000000000000000000000",
-        "2.0", "100.5", "1e2", "1E2", "-0.0", "0.0", "0.5", "50.9", "2000.0", "1e-5",
-        "1e400", "-1e400", "7.9999999999999999999", "NaN", "Infinity", "-Infinity", "true",
-        "false", "null", "\"10\"", "\" 10 \"", "\"abc\"", "\"\"", "\"*.md\"",
-        "\"x\\ny\"", "\"\\udcff\"", "\"*\\udcff*\"", "\"\\ud800\"", "\"venv/**\"",
-        "\"!\"", "\"[z-a]\"", "\"\\\\\"", "\"build/\\nsub/\"", "[]", "[1]", "[\"*.md\"]",
-        "{}", "{\"a\": 1}",
+        "0",
+        "-0",
+        "1",
+        "2",
+        "3",
+        "5",
+        "10",
+        "49",
+        "50",
+        "51",
+        "100",
+        "120",
+        "2000",
+        "8000",
+        "50000",
+        "-1",
+        "-7",
+        "-2000",
+        "2147483647",
+        "2147483648",
+        "4294967296",
+        "9007199254740993",
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551616",
+        "-9223372036854775809",
+        "1000000000000000000000000000000",
+        "2.0",
+        "100.5",
+        "1e2",
+        "1E2",
+        "-0.0",
+        "0.0",
+        "0.5",
+        "50.9",
+        "2000.0",
+        "1e-5",
+        "1e400",
+        "-1e400",
+        "7.9999999999999999999",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "true",
+        "false",
+        "null",
+        "\"10\"",
+        "\" 10 \"",
+        "\"abc\"",
+        "\"\"",
+        "\"*.md\"",
+        "\"x\\ny\"",
+        "\"\\udcff\"",
+        "\"*\\udcff*\"",
+        "\"\\ud800\"",
+        "\"venv/**\"",
+        "\"!\"",
+        "\"[z-a]\"",
+        "\"\\\\\"",
+        "\"build/\\nsub/\"",
+        "[]",
+        "[1]",
+        "[\"*.md\"]",
+        "{}",
+        "{\"a\": 1}",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
     json.push("9".repeat(400));
     let mut yaml: Vec<String> = [
-        "0", "-0", "1", "10", "-5", "+12", "1_000", "010", "0o17", "0x1F", "0b101", "5:00",
-        "1:30:00", "9223372036854775808", "1000000000000000000000000000000", "2.0", "100.5",
-        "1.0e+2", "1e2", "1.0e2", "-0.0", ".5", "1_0.5", "190:20:30.15", ".inf", "-.inf",
-        "+.inf", ".Inf", ".nan", ".NaN", "1.5e+400", "yes", "no", "Yes", "NO", "on", "off",
-        "On", "OFF", "true", "True", "TRUE", "false", "y", "n", "Y", "N", "~", "null", "Null",
-        "NULL", "", "abc", "\"abc\"", "'10'", "\"10\"", "\" 10 \"", "'*.md'", "\"*.md\"",
-        "\"\\udcff\"", "\"a\\nb\"", "\"!\"", "'[z-a]'", "[]", "[1, 2]", "[a]", "{}",
-        "{a: 1}", "!!binary aGVsbG8=", "2024-01-01", "2024-01-01 10:00:00", "!!str 5",
-        "!!int \"7\"", "!!float 3", "!!python/none ''", "venv/**", "'build/\n  sub/'",
+        "0",
+        "-0",
+        "1",
+        "10",
+        "-5",
+        "+12",
+        "1_000",
+        "010",
+        "0o17",
+        "0x1F",
+        "0b101",
+        "5:00",
+        "1:30:00",
+        "9223372036854775808",
+        "1000000000000000000000000000000",
+        "2.0",
+        "100.5",
+        "1.0e+2",
+        "1e2",
+        "1.0e2",
+        "-0.0",
+        ".5",
+        "1_0.5",
+        "190:20:30.15",
+        ".inf",
+        "-.inf",
+        "+.inf",
+        ".Inf",
+        ".nan",
+        ".NaN",
+        "1.5e+400",
+        "yes",
+        "no",
+        "Yes",
+        "NO",
+        "on",
+        "off",
+        "On",
+        "OFF",
+        "true",
+        "True",
+        "TRUE",
+        "false",
+        "y",
+        "n",
+        "Y",
+        "N",
+        "~",
+        "null",
+        "Null",
+        "NULL",
+        "",
+        "abc",
+        "\"abc\"",
+        "'10'",
+        "\"10\"",
+        "\" 10 \"",
+        "'*.md'",
+        "\"*.md\"",
+        "\"\\udcff\"",
+        "\"a\\nb\"",
+        "\"!\"",
+        "'[z-a]'",
+        "[]",
+        "[1, 2]",
+        "[a]",
+        "{}",
+        "{a: 1}",
+        "!!binary aGVsbG8=",
+        "2024-01-01",
+        "2024-01-01 10:00:00",
+        "!!str 5",
+        "!!int \"7\"",
+        "!!float 3",
+        "!!python/none ''",
+        "venv/**",
+        "'build/\n  sub/'",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -155,7 +279,11 @@ const DEFAULTS: [(&str, &str); 5] = [
 
 /// The config file text with `key: literal` on one line among others, and that line's number.
 fn config_text(key: &str, form: &Form, before: usize) -> (String, usize) {
-    let others: Vec<(&str, &str)> = DEFAULTS.iter().copied().filter(|(k, _)| *k != key).collect();
+    let others: Vec<(&str, &str)> = DEFAULTS
+        .iter()
+        .copied()
+        .filter(|(k, _)| *k != key)
+        .collect();
     let (head, tail) = others.split_at(before.min(others.len()));
     let mut lines = Vec::new();
     if form.yaml {
@@ -187,7 +315,8 @@ fn raises(oracle_out: &[u8]) -> Option<String> {
         .filter(|l| !l.is_empty())
         .find_map(|l| {
             let v: serde_json::Value = serde_json::from_slice(l).ok()?;
-            v.get("raises").map(|r| r.as_str().unwrap_or("?").to_string())
+            v.get("raises")
+                .map(|r| r.as_str().unwrap_or("?").to_string())
         })
 }
 
@@ -346,9 +475,10 @@ fn config_values() -> Result<Completion, Failed> {
         for form in &forms {
             n += 1;
             let (text, line) = config_text(key, form, n % 5);
-            let file = work
-                .path()
-                .join(format!("c{n:04}.{}", if form.yaml { "yaml" } else { "json" }));
+            let file = work.path().join(format!(
+                "c{n:04}.{}",
+                if form.yaml { "yaml" } else { "json" }
+            ));
             fs::write(&file, &text).unwrap();
             let file_arg = file.display().to_string();
             let mut argv = vec!["--config".to_string(), file_arg.clone()];
@@ -393,7 +523,10 @@ fn env_cases(rng: &mut Rng) -> Vec<Vec<(String, String)>> {
     let lower = |k: &str| format!("A0_SET__promptinclude__{k}");
     let upper = |k: &str| format!("A0_SET__promptinclude__{k}").to_uppercase();
     let v = |pairs: &[(String, &str)]| -> Vec<(String, String)> {
-        pairs.iter().map(|(k, v)| (k.clone(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect()
     };
     let mut cases = vec![
         v(&[(lower("max_total_tokens"), " 150 ")]),
@@ -421,14 +554,32 @@ fn env_cases(rng: &mut Rng) -> Vec<Vec<(String, String)>> {
     ];
     // Generated combinations.
     let values = [
-        " 7 ", "0", "51", "120", "300", "2000", "abc", "1.5", "", "1e3", "0x10", "+5",
-        " *.promptinclude.md ", "*[!z]*", "venv/**\nbuild/", "#x\n\n",
+        " 7 ",
+        "0",
+        "51",
+        "120",
+        "300",
+        "2000",
+        "abc",
+        "1.5",
+        "",
+        "1e3",
+        "0x10",
+        "+5",
+        " *.promptinclude.md ",
+        "*[!z]*",
+        "venv/**\nbuild/",
+        "#x\n\n",
     ];
     for _ in 0..40 {
         let mut case = Vec::new();
         for key in KEYS {
             if rng.chance(35) {
-                let name = if rng.chance(50) { upper(key) } else { lower(key) };
+                let name = if rng.chance(50) {
+                    upper(key)
+                } else {
+                    lower(key)
+                };
                 case.push((name, rng.pick(&values).to_string()));
             }
         }

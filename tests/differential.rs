@@ -79,10 +79,7 @@ fn random_trees_match_the_oracle() -> Result<Completion, Failed> {
         let cfg = random_config(&mut rng, c);
         let cfg_path = work.path().join(format!("config{c}.json"));
         std::fs::write(&cfg_path, cfg.to_string()).unwrap();
-        let expected = run(command(&oracle)
-            .arg("--config")
-            .arg(&cfg_path)
-            .args(&roots));
+        let expected = run(command(&oracle).arg("--config").arg(&cfg_path).args(&roots));
         let actual = run(command(binary())
             .args(["scan", "-j", "2", "--config"])
             .arg(&cfg_path)
