@@ -1,6 +1,9 @@
 //! Differential test: random trees × random configurations, compared byte
-//! for byte with the Python reference oracle (`scan` JSON Lines and the
-//! rendered sections). Skips, saying so, when the oracle cannot run here.
+//! for byte with the project's oracle, tests/oracle/oracle (`scan` JSON Lines
+//! and the rendered sections). Where the oracle cannot run, the test is
+//! reported as ignored with the reason, or fails when
+//! PROMPTINCLUDE_REQUIRE_ORACLE=1 (CI). Runs alone with
+//! `cargo test --release --test differential`.
 //!
 //! Knobs: PROMPTINCLUDE_DIFF_TREES (default 200), PROMPTINCLUDE_DIFF_CONFIGS
 //! (default 6), PROMPTINCLUDE_DIFF_SEED (default 1).
@@ -10,7 +13,15 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{binary, oracle, random_config, random_tree, Rng};
+use common::{binary, command, random_config, random_tree, Rng};
+use libtest_mimic::{Completion, Failed, Trial};
+
+fn main() {
+    common::run_trials(vec![Trial::ignorable_test(
+        "random_trees_match_the_oracle",
+        random_trees_match_the_oracle,
+    )]);
+}
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -43,11 +54,10 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
     )
 }
 
-#[test]
-fn random_trees_match_the_oracle() {
-    let Some(oracle) = oracle() else {
-        eprintln!("SKIPPED differential test: the reference oracle (../shared/oracle/oracle) cannot run here");
-        return;
+fn random_trees_match_the_oracle() -> Result<Completion, Failed> {
+    let oracle = match common::oracle_or_skip() {
+        Ok(path) => path,
+        Err(outcome) => return outcome,
     };
     let trees = env_usize("PROMPTINCLUDE_DIFF_TREES", 200);
     let configs = env_usize("PROMPTINCLUDE_DIFF_CONFIGS", 6);
@@ -69,11 +79,8 @@ fn random_trees_match_the_oracle() {
         let cfg = random_config(&mut rng, c);
         let cfg_path = work.path().join(format!("config{c}.json"));
         std::fs::write(&cfg_path, cfg.to_string()).unwrap();
-        let expected = run(Command::new(&oracle)
-            .arg("--config")
-            .arg(&cfg_path)
-            .args(&roots));
-        let actual = run(Command::new(binary())
+        let expected = run(command(&oracle).arg("--config").arg(&cfg_path).args(&roots));
+        let actual = run(command(binary())
             .args(["scan", "-j", "2", "--config"])
             .arg(&cfg_path)
             .args(&roots));
@@ -101,13 +108,13 @@ fn random_trees_match_the_oracle() {
             }
         }
         // Rendered sections.
-        let expected = run(Command::new(&oracle)
+        let expected = run(command(&oracle)
             .arg("--render")
             .arg("--config")
             .arg(&cfg_path)
             .args(&roots));
         let out_dir = work.path().join(format!("render{c}"));
-        run(Command::new(binary())
+        run(command(binary())
             .args(["render", "--config"])
             .arg(&cfg_path)
             .arg("--out-dir")
@@ -138,15 +145,18 @@ fn random_trees_match_the_oracle() {
             );
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    if !failures.is_empty() {
+        return Err(format!(
+            "{} differences:\n{}",
+            failures.len(),
+            failures
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+        .into());
+    }
+    Ok(Completion::Completed)
 }

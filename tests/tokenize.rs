@@ -277,12 +277,7 @@ fn pieces_match_bpe_openai_pretokenizer() {
 
 /// Lines of `fixtures/tokenize/<name>` (written by `scripts/gen-token-fixtures.py`).
 fn fixture_lines(name: &str) -> Vec<serde_json::Value> {
-    let here = format!("{}/fixtures/tokenize/{name}", env!("CARGO_MANIFEST_DIR"));
-    let path = if std::path::Path::new(&here).exists() {
-        here
-    } else {
-        format!("/work/main/fixtures/tokenize/{name}")
-    };
+    let path = format!("{}/fixtures/tokenize/{name}", env!("CARGO_MANIFEST_DIR"));
     let data = std::fs::read_to_string(&path).expect(&path);
     data.lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -314,7 +309,6 @@ fn repository_files_match_tiktoken() {
     }
     let mut files = Vec::new();
     walk(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), &mut files);
-    walk(std::path::Path::new("/work/main/src"), &mut files);
     for f in files.iter().take(400) {
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;
@@ -603,7 +597,8 @@ fn python_trim_fixtures() {
 }
 
 // Expectations below come from the reference's trim_start
-// (/work/shared/oracle/reference_scan.py) run under Python tiktoken 0.8.0.
+// (helpers/tokens.py trim_to_tokens, as tests/oracle/oracle.py renders it) run
+// under Python tiktoken 0.8.0.
 
 #[test]
 fn trim_examples() {

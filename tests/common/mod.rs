@@ -1,11 +1,16 @@
 //! Shared helpers for integration tests: a seeded random generator, random
-//! rule-file trees and configurations, and finding the binary and the oracle.
+//! rule-file trees and configurations, finding the binary and the oracle, and
+//! running them with an environment that cannot change their behaviour.
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 #[path = "../../benches/support/workload.rs"]
 mod workload;
@@ -13,7 +18,7 @@ pub use workload::Rng;
 
 /// Runs the promptinclude binary with `args` in `cwd`.
 pub fn promptinclude(args: &[&str], cwd: &Path) -> std::process::Output {
-    Command::new(binary())
+    command(binary())
         .args(args)
         .current_dir(cwd)
         .output()
@@ -25,21 +30,169 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_promptinclude"))
 }
 
-/// The reference oracle, if it is there (`PROMPTINCLUDE_ORACLE` or `../shared/oracle/oracle`).
-pub fn oracle() -> Option<PathBuf> {
-    let path = std::env::var_os("PROMPTINCLUDE_ORACLE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/oracle/oracle"));
-    if !path.exists() {
-        return None;
+/// Variables that would make the binary or the oracle behave differently from
+/// what a test expects: colour switches, the host's `A0_SET_*` overrides, and
+/// Python's own import and encoding switches.
+const CLEARED: &[&str] = &[
+    "NO_COLOR",
+    "TERM",
+    "COLORTERM",
+    "FORCE_COLOR",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONIOENCODING",
+    "PYTHONUTF8",
+    "PYTHONWARNINGS",
+    "PYTHONSTARTUP",
+    "TIKTOKEN_CACHE_DIR",
+];
+
+/// `PROMPTINCLUDE_*` variables that only say where the oracle's environment lives.
+const KEPT: &[&str] = &[
+    "PROMPTINCLUDE_ORACLE_HOME",
+    "PROMPTINCLUDE_CL100K",
+    "PROMPTINCLUDE_ORACLE_PYTHON",
+];
+
+/// A `Command` for `program` (our binary or the oracle) with every variable that
+/// changes behaviour removed: `CLEARED`, `CLICOLOR*`, `A0_SET_*` and `PROMPTINCLUDE_*`
+/// except `KEPT`. Tests set what they need on top.
+pub fn command(program: impl AsRef<OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    for (name, _) in std::env::vars_os() {
+        let Some(text) = name.to_str() else { continue };
+        if CLEARED.contains(&text)
+            || text.starts_with("CLICOLOR")
+            || text.starts_with("A0_SET_")
+            || (text.starts_with("PROMPTINCLUDE_") && !KEPT.contains(&text))
+        {
+            cmd.env_remove(&name);
+        }
     }
-    // The first call builds its environment; a failure means it cannot run here.
-    let ok = Command::new(&path)
-        .arg("/nonexistent-promptinclude-probe")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    ok.then_some(path)
+    cmd
+}
+
+/// The project's oracle, `tests/oracle/oracle` (or `PROMPTINCLUDE_ORACLE`), if it
+/// runs here; the first call builds its environment.
+pub fn oracle() -> Option<PathBuf> {
+    find_oracle().ok()
+}
+
+/// The oracle, or why it cannot run here. Probed once per test process.
+pub fn find_oracle() -> Result<PathBuf, String> {
+    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let path = std::env::var_os("PROMPTINCLUDE_ORACLE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/oracle")
+                });
+            if !path.exists() {
+                return Err(format!("no oracle at {}", path.display()));
+            }
+            let probe = "/nonexistent-promptinclude-probe";
+            let out = command(&path)
+                .arg(probe)
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+            let want = format!("{{\"root\": \"{probe}\", \"files\": [], \"skipped_count\": 0}}\n");
+            if out.status.success() && out.stdout == want.as_bytes() {
+                Ok(path)
+            } else {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+                Err(format!(
+                    "{} does not run here ({}): {}",
+                    path.display(),
+                    out.status,
+                    tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                ))
+            }
+        })
+        .clone()
+}
+
+/// For a `libtest-mimic` trial that needs the oracle: the oracle, or the trial's
+/// outcome without it: ignored with the reason, or failed when
+/// `PROMPTINCLUDE_REQUIRE_ORACLE=1` (as in CI), so it never passes silently.
+pub fn oracle_or_skip() -> Result<PathBuf, Result<Completion, Failed>> {
+    match find_oracle() {
+        Ok(path) => Ok(path),
+        Err(reason) if std::env::var("PROMPTINCLUDE_REQUIRE_ORACLE").as_deref() == Ok("1") => {
+            Err(Err(format!(
+                "the oracle is required (PROMPTINCLUDE_REQUIRE_ORACLE=1) but {reason}"
+            )
+            .into()))
+        }
+        Err(reason) => {
+            eprintln!("SKIPPED: {reason}");
+            Err(Ok(Completion::ignored_with(reason)))
+        }
+    }
+}
+
+/// Runs `trials` under libtest-mimic with the command-line arguments (for the
+/// test files with `harness = false`).
+pub fn run_trials(trials: Vec<Trial>) -> ! {
+    libtest_mimic::run(&Arguments::from_args(), trials).exit()
+}
+
+/// One oracle process answering many requests (`oracle --batch`): saves the
+/// interpreter's start-up per call.
+pub struct OracleBatch {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl OracleBatch {
+    pub fn start(oracle: &Path) -> Self {
+        use std::process::Stdio;
+        let mut child = command(oracle)
+            .arg("--batch")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the oracle starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        OracleBatch {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// The oracle's standard output for `argv`, with exactly the `A0_SET_*`
+    /// variables of `env`.
+    pub fn call(&mut self, argv: &[String], env: &[(String, String)]) -> Vec<u8> {
+        use std::io::{BufRead, Write};
+        let env: serde_json::Map<String, serde_json::Value> = env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().into()))
+            .collect();
+        let request = serde_json::json!({ "argv": argv, "env": env });
+        writeln!(self.stdin, "{request}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut out = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            let n = self.stdout.read_until(b'\n', &mut line).unwrap();
+            assert!(n > 0, "the oracle stopped answering");
+            if line == b"\x04\n" {
+                return out;
+            }
+            out.extend_from_slice(&line);
+        }
+    }
+}
+
+impl Drop for OracleBatch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 const WORDS: &[&str] = &[
