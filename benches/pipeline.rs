@@ -113,7 +113,9 @@ fn budget_and_render(c: &mut Criterion) {
     c.bench_function("budget/60-files-in-memory", |b| {
         b.iter(|| allocate("r".into(), black_box(&candidates), &config, read))
     });
-    let result = allocate("r".into(), &candidates, &config, read).result;
+    let result = allocate("r".into(), &candidates, &config, read)
+        .expect("default limits never raise")
+        .result;
     c.bench_function("render/section", |b| {
         b.iter(|| render(black_box(&result), "*.promptinclude.md"))
     });

@@ -14,16 +14,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use crate::ordered::in_input_order;
 
 use crate::config::{Config, LoadNotes};
 use crate::discover::path::abspath_of;
 use crate::error::{Error, RootError};
 use crate::project::{ConfigSource, Resolved, Resolver};
 use crate::scan::{RootScan, Scanner};
-
-/// Roots worked on concurrently before their results are handed out.
-const WINDOW: usize = 256;
 
 /// One root of a batch and the configuration decided for it.
 #[derive(Clone, Debug)]
@@ -79,7 +76,7 @@ impl Batch {
                 Ok(resolved) => PlannedRoot {
                     root,
                     scanner: scanner_index(&mut scanners, &mut index, resolved.config)
-                        .map_err(|e| RootError::from(&e).in_file(&resolved.source)),
+                        .map_err(|e| RootError::new(&e, &resolved.source, &resolved.notes)),
                     source: resolved.source,
                     notes: resolved.notes,
                 },
@@ -87,7 +84,11 @@ impl Batch {
                     root,
                     source: ConfigSource::Default,
                     notes: LoadNotes::default(),
-                    scanner: Err(RootError::from(&e)),
+                    scanner: Err(RootError::new(
+                        &e,
+                        &ConfigSource::Default,
+                        &LoadNotes::default(),
+                    )),
                 },
             });
         }
@@ -114,13 +115,14 @@ impl Batch {
     /// started and the run ends as soon as the ones in flight finish.
     pub fn run<R: Send>(
         &self,
-        work: impl Fn(usize, &PlannedRoot, &Scanner) -> Result<R, RootError> + Sync,
+        work: impl Fn(usize, &PlannedRoot, &Scanner) -> Result<R, Error> + Sync,
         mut sink: impl FnMut(usize, &PlannedRoot, Result<R, RootError>) -> bool,
     ) {
         in_input_order(
             &self.roots,
             |i, root| match self.scanner(root) {
-                Ok(scanner) => work(i, root, scanner),
+                Ok(scanner) => work(i, root, scanner)
+                    .map_err(|e| RootError::new(&e, &root.source, &root.notes)),
                 Err(e) => Err(e.clone()),
             },
             |i, root, result| sink(i, root, result),
@@ -130,89 +132,8 @@ impl Batch {
     /// Scans every root with its own configuration, in input order (see
     /// [`Batch::run`] for `sink`'s return value).
     pub fn scan(&self, sink: impl FnMut(usize, &PlannedRoot, Result<RootScan, RootError>) -> bool) {
-        self.run(
-            |_, root, scanner| {
-                scanner
-                    .scan_detailed(&root.root)
-                    .map_err(|e| RootError::from(&e))
-            },
-            sink,
-        );
+        self.run(|_, root, scanner| scanner.scan_detailed(&root.root), sink);
     }
-}
-
-/// Runs `work` on every item on the rayon pool and hands the results to
-/// `sink` in input order, as soon as each result and all before it are
-/// ready; memory holds at most [`WINDOW`] results.
-///
-/// Called from outside the pool (the command-line tool's main thread), the
-/// calling thread only hands results to `sink` while the pool keeps working,
-/// so output streams and `sink`'s own work (rendering, writing, progress)
-/// overlaps the scanning: at most [`WINDOW`] items past the oldest unsunk
-/// one are in flight. Called from a pool thread, which must not block
-/// waiting, it works through windows of [`WINDOW`] items instead. A panic
-/// in `work` is re-raised here.
-pub fn in_input_order<T: Sync, R: Send>(
-    items: &[T],
-    work: impl Fn(usize, &T) -> R + Sync,
-    mut sink: impl FnMut(usize, &T, R) -> bool,
-) {
-    if rayon::current_thread_index().is_some() {
-        for (w, window) in items.chunks(WINDOW).enumerate() {
-            let start = w * WINDOW;
-            let results: Vec<R> = window
-                .par_iter()
-                .enumerate()
-                .map(|(k, item)| work(start + k, item))
-                .collect();
-            for (k, (item, result)) in window.iter().zip(results).enumerate() {
-                if !sink(start + k, item, result) {
-                    return;
-                }
-            }
-        }
-        return;
-    }
-    let work = &work;
-    // Set when the sink gives up: items spawned but not yet started skip their work.
-    let stopped = &AtomicBool::new(false);
-    let (sender, receiver) = std::sync::mpsc::channel();
-    rayon::in_place_scope(|scope| {
-        let mut ready: HashMap<usize, R> = HashMap::new();
-        let (mut spawned, mut next) = (0, 0);
-        while next < items.len() {
-            while spawned < items.len() && spawned < next + WINDOW {
-                let (i, sender) = (spawned, sender.clone());
-                scope.spawn(move |_| {
-                    if stopped.load(AtomicOrdering::Relaxed) {
-                        return;
-                    }
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        work(i, &items[i])
-                    }));
-                    // The receiver outlives the scope, so this cannot fail.
-                    let _ = sender.send((i, result));
-                });
-                spawned += 1;
-            }
-            // Every spawned item sends exactly once, and `next` is spawned
-            // and not yet received, so a message is due.
-            let Ok((i, result)) = receiver.recv() else {
-                unreachable!("a spawned item did not report")
-            };
-            match result {
-                Ok(result) => ready.insert(i, result),
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            while let Some(result) = ready.remove(&next) {
-                if !sink(next, &items[next], result) {
-                    stopped.store(true, AtomicOrdering::Relaxed);
-                    return;
-                }
-                next += 1;
-            }
-        }
-    });
 }
 
 /// The index of the scanner for `config`, compiling it on first use.
@@ -232,46 +153,6 @@ fn scanner_index(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::{Duration, Instant};
-
-    #[test]
-    fn results_stream_in_order_while_later_items_run() {
-        // Item 1 finishes only after the sink has seen item 0: with all
-        // results held back until the end this would time out.
-        let sunk_first = AtomicBool::new(false);
-        let items: Vec<usize> = (0..600).collect();
-        let mut seen = Vec::new();
-        in_input_order(
-            &items,
-            |i, &item| {
-                if i == 1 {
-                    let deadline = Instant::now() + Duration::from_secs(20);
-                    while !sunk_first.load(Ordering::SeqCst) {
-                        assert!(Instant::now() < deadline, "item 0 was not handed out early");
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                }
-                item * 2
-            },
-            |i, &item, result| {
-                assert_eq!(result, item * 2);
-                seen.push(i);
-                sunk_first.store(true, Ordering::SeqCst);
-                true
-            },
-        );
-        assert_eq!(seen, items);
-    }
-
-    #[test]
-    fn a_panic_in_work_reaches_the_caller() {
-        let items: Vec<usize> = (0..50).collect();
-        let outcome = std::panic::catch_unwind(|| {
-            in_input_order(&items, |i, _| assert!(i != 7, "boom"), |_, _, _| true)
-        });
-        assert!(outcome.is_err());
-    }
 
     #[test]
     fn shares_scanners_and_keeps_order() {
@@ -309,30 +190,8 @@ mod tests {
 }
 
 #[cfg(test)]
-mod stop_tests {
+mod error_tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
-
-    #[test]
-    fn a_sink_that_gives_up_stops_new_work() {
-        let started = AtomicUsize::new(0);
-        let items: Vec<usize> = (0..20_000).collect();
-        let mut seen = 0;
-        in_input_order(
-            &items,
-            |_, &item| {
-                started.fetch_add(1, AtomicOrdering::SeqCst);
-                item
-            },
-            |_, _, _| {
-                seen += 1;
-                seen < 3
-            },
-        );
-        assert_eq!(seen, 3);
-        // At most the first window (plus the items it spawned) ever ran.
-        assert!(started.load(AtomicOrdering::SeqCst) <= 2 * WINDOW, "{}", started.load(AtomicOrdering::SeqCst));
-    }
 
     #[test]
     fn a_broken_project_file_fails_only_its_root() {
@@ -347,14 +206,20 @@ mod stop_tests {
         let batch = Batch::plan(&roots, &Resolver::default()).unwrap();
         let mut outcomes = Vec::new();
         batch.scan(|i, _, scan| {
-            outcomes.push((i, scan.map(|s| s.is_dir).map_err(|e| (e.kind, e.line, e.key))));
+            outcomes.push((
+                i,
+                scan.map(|s| s.is_dir).map_err(|e| (e.kind, e.line, e.key)),
+            ));
             true
         });
         assert_eq!(
             outcomes,
             vec![
                 (0, Ok(true)),
-                (1, Err(("config".to_string(), Some(2), Some("max_depth".to_string())))),
+                (
+                    1,
+                    Err(("config".to_string(), Some(2), Some("max_depth".to_string())))
+                ),
                 (2, Ok(true))
             ]
         );

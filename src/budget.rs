@@ -283,7 +283,14 @@ mod tests {
         let inf = Number::Float(f64::NEG_INFINITY);
         let err = crop("some text here", 3, &inf, Key::MaxFileTokens, "/r/a.md").unwrap_err();
         assert_eq!(err.error, ArithmeticError::Overflow);
-        let (text, _, _) = crop("abcdefghij", 5, &Number::int(-1), Key::MaxFileTokens, "/r/a.md").unwrap();
+        let (text, _, _) = crop(
+            "abcdefghij",
+            5,
+            &Number::int(-1),
+            Key::MaxFileTokens,
+            "/r/a.md",
+        )
+        .unwrap();
         // int(10 * (-1 / 5) * 0.8) == -1
         assert_eq!(text, "abcdefghi...");
     }

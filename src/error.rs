@@ -10,6 +10,9 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::config::{Key, LoadNotes};
+use crate::project::ConfigSource;
+
 use crate::discover::gitwildmatch::PatternError;
 
 /// Everything that can make a promptinclude operation fail.
@@ -109,7 +112,7 @@ pub struct RootError {
     pub kind: String,
     /// What went wrong, in one line.
     pub message: String,
-    /// The file concerned (a configuration file, or the rule file being cropped).
+    /// The configuration file concerned, when there is one.
     pub file: Option<String>,
     /// Its 1-based line, when known.
     pub line: Option<usize>,
@@ -117,41 +120,55 @@ pub struct RootError {
     pub key: Option<String>,
 }
 
-impl From<&Error> for RootError {
-    fn from(e: &Error) -> RootError {
+impl RootError {
+    /// The root error for `e`, located with the configuration that applied
+    /// (`source`, and what loading it found).
+    pub fn new(e: &Error, source: &ConfigSource, notes: &LoadNotes) -> RootError {
+        let config_file = match source {
+            ConfigSource::File(path) => Some(path.to_string_lossy().into_owned()),
+            ConfigSource::Default => None,
+        };
         match e {
             Error::Config(c) => RootError {
                 kind: "config".to_string(),
                 message: c.message.clone(),
-                file: c.file.as_ref().map(|f| f.to_string_lossy().into_owned()),
+                file: c
+                    .file
+                    .as_ref()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .or(config_file),
                 line: c.line,
                 key: c.key.clone(),
             },
-            Error::Pattern(_) | Error::NamePattern(_) => RootError {
-                kind: "pattern".to_string(),
-                message: e.to_string(),
-                file: None,
-                line: None,
-                key: Some(if matches!(e, Error::Pattern(_)) { "gitignore" } else { "name_pattern" }.to_string()),
-            },
-            Error::Raised(r) => RootError {
-                kind: "raises".to_string(),
-                message: r.to_string(),
-                file: Some(r.path.clone()),
-                line: None,
-                key: Some(r.key.name().to_string()),
-            },
+            Error::Pattern(_) | Error::NamePattern(_) => {
+                let key = if matches!(e, Error::Pattern(_)) {
+                    Key::Gitignore
+                } else {
+                    Key::NamePattern
+                };
+                RootError {
+                    kind: "pattern".to_string(),
+                    message: e.to_string(),
+                    line: config_file.as_ref().and(notes.line_of(key)),
+                    file: config_file,
+                    key: Some(key.name().to_string()),
+                }
+            }
+            Error::Raised(r) => {
+                let written = notes
+                    .source_of(r.key)
+                    .filter(|_| config_file.is_some())
+                    .map(|s| format!(" (`{}`)", crate::config::shorten(&s.written)))
+                    .unwrap_or_default();
+                RootError {
+                    kind: "raises".to_string(),
+                    message: format!("{} = {}{written}: {}: {r}", r.key.name(), r.limit, r.path),
+                    line: config_file.as_ref().and(notes.line_of(r.key)),
+                    file: config_file,
+                    key: Some(r.key.name().to_string()),
+                }
+            }
         }
-    }
-}
-
-impl RootError {
-    /// Names `source`'s file as where the problem is, when the error has no file yet.
-    pub fn in_file(mut self, source: &crate::project::ConfigSource) -> RootError {
-        if let (None, crate::project::ConfigSource::File(path)) = (&self.file, source) {
-            self.file = Some(path.to_string_lossy().into_owned());
-        }
-        self
     }
 }
 

@@ -27,6 +27,7 @@ pub mod bundle;
 pub mod config;
 pub mod discover;
 pub mod error;
+pub mod ordered;
 pub mod project;
 pub mod pystr;
 pub mod read;

@@ -161,12 +161,14 @@ fn scan_sabotaged(
     sabotage: impl Fn(&Path),
 ) -> promptinclude::RootScan {
     let victim = root.join("b/x.promptinclude.md");
-    scanner.scan_with_reader(root, |candidate| {
-        if candidate.as_path() == victim {
-            sabotage(&victim);
-        }
-        read_rule_file(candidate.as_path())
-    })
+    scanner
+        .scan_with_reader(root, |candidate| {
+            if candidate.as_path() == victim {
+                sabotage(&victim);
+            }
+            read_rule_file(candidate.as_path())
+        })
+        .expect("default limits never raise")
 }
 
 fn assert_b_unreadable(scan: &promptinclude::RootScan, root: &Path) {

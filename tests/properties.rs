@@ -15,6 +15,7 @@ use std::path::Path;
 use common::{random_config, random_tree, Rng};
 use promptinclude::budget::{path_cost, Disposition};
 use promptinclude::config::Format;
+use promptinclude::ordered::in_input_order;
 use promptinclude::{render, tokenize, Config, FileEntry, RootScan, ScanResult, Scanner, Status};
 use proptest::prelude::*;
 
@@ -71,8 +72,8 @@ proptest! {
             return Ok(());
         };
         let root = dir.path().join("root");
-        let one = on_pool(1, || scanner.scan_detailed(&root));
-        let four = on_pool(4, || scanner.scan_detailed(&root));
+        let one = on_pool(1, || scanner.scan_detailed(&root)).expect("positive limits never raise");
+        let four = on_pool(4, || scanner.scan_detailed(&root)).expect("positive limits never raise");
         prop_assert_eq!(facts(&one), facts(&four));
         let pattern = &scanner.config().name_pattern;
         prop_assert_eq!(render(one.result(), pattern), render(four.result(), pattern));
@@ -81,7 +82,10 @@ proptest! {
         let batch = |threads| {
             on_pool(threads, || {
                 let mut out = Vec::new();
-                scanner.scan_batch(&roots, |i, scan| out.push((i, scan.into_result())));
+                in_input_order(&roots, |_, root| scanner.scan(root).ok(), |i, _, result| {
+                    out.push((i, result));
+                    true
+                });
                 out
             })
         };
@@ -95,7 +99,7 @@ proptest! {
         let Some((dir, scanner)) = random_case(seed, config_index) else {
             return Ok(());
         };
-        let scan = scanner.scan_detailed(&dir.path().join("root"));
+        let scan = scanner.scan_detailed(&dir.path().join("root")).expect("positive limits never raise");
         let result = scan.result();
         prop_assert_eq!(
             result.files.len() as i64 + result.skipped_count,
@@ -122,9 +126,12 @@ proptest! {
             return Ok(());
         };
         let config = scanner.config().clone();
-        let scan = scanner.scan_detailed(&dir.path().join("root"));
+        let scan = scanner.scan_detailed(&dir.path().join("root")).expect("positive limits never raise");
         let files = &scan.result().files;
-        prop_assert!(files.len() as i64 <= config.max_file_count.max(0));
+        let max_file_count = config.max_file_count.as_i64().unwrap();
+        let max_total_tokens = config.max_total_tokens.as_i64().unwrap();
+        let max_file_tokens = config.max_file_tokens.as_i64().unwrap();
+        prop_assert!(files.len() as i64 <= max_file_count.max(0));
         // The candidate behind each entry, for its path cost.
         let mut behind = vec![None; files.len()];
         for (c, d) in scan.candidates.iter().zip(&scan.allocation.dispositions) {
@@ -136,12 +143,12 @@ proptest! {
         for (i, entry) in files.iter().enumerate() {
             let candidate = behind[i].expect("every entry has its candidate");
             let p = path_cost(candidate);
-            prop_assert!(used + p <= config.max_total_tokens, "path of entry {} does not fit", i);
+            prop_assert!(used + p <= max_total_tokens, "path of entry {} does not fit", i);
             prop_assert_eq!(tokenize::count(&entry.content) as i64, entry.token_count);
             match entry.status {
                 Status::Ok => {
-                    prop_assert!(used + p + entry.token_count <= config.max_total_tokens);
-                    prop_assert!(entry.token_count <= config.max_file_tokens);
+                    prop_assert!(used + p + entry.token_count <= max_total_tokens);
+                    prop_assert!(entry.token_count <= max_file_tokens);
                 }
                 Status::Cropped => prop_assert!(entry.content.ends_with("...")),
                 Status::Skipped => {
@@ -184,8 +191,8 @@ proptest! {
         };
         let root: &Path = &dir.path().join("root");
         let pattern = &scanner.config().name_pattern;
-        let a = render(&scanner.scan(root), pattern);
-        let b = render(&scanner.scan(root), pattern);
+        let a = render(&scanner.scan(root).unwrap(), pattern);
+        let b = render(&scanner.scan(root).unwrap(), pattern);
         prop_assert_eq!(a, b);
     }
 }

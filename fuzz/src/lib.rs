@@ -13,11 +13,11 @@
 //! | [`fnmatch`] | pattern `\0` name | no panic; the fast paths agree with the translated regex; an independent matcher agrees on patterns without classes |
 //! | [`decode`] | file bytes | equals an independent UTF-8 decoder (maximal-subpart replacement) plus universal newlines |
 //! | [`trim`] | 4 header bytes + text | all token engines agree; `trim` keeps the formula's prefix; safe cuts are additive |
-//! | [`config`] | a YAML/JSON document | no panic; a JSON object is accepted iff every known key is well typed, and an error names a bad key |
+//! | [`config`] | a YAML/JSON document | no panic; a JSON object is accepted iff every known key holds a value the reference can use, and an error names a bad key |
 
 use std::borrow::Cow;
 
-use promptinclude::config::{Config, Format, KEYS};
+use promptinclude::config::{Config, Format, Key};
 use promptinclude::discover::fnmatch::{translate, NamePattern};
 use promptinclude::discover::gitwildmatch::{gitignore_lines, IgnoreSpec, PatternErrorKind};
 use promptinclude::pystr::{matching_str, py_rstrip};
@@ -407,38 +407,31 @@ pub fn trim(data: &[u8]) {
 /// A configuration document (decoded with replacement) → [`Config`], as YAML and
 /// as JSON.
 ///
-/// Never panics. A loaded configuration has no negative number and reloads
-/// unchanged from its own JSON serialisation. An error that names a key names
-/// one of the six, in its message too. For a document that is a JSON object, an
-/// independent check decides acceptance: every known key must be well typed
-/// (strings for `name_pattern`; a string or null for `gitignore`; a non-negative
-/// 64-bit integer for the numbers), and on rejection the error names a bad key.
+/// Never panics. A loaded configuration round-trips through its own JSON
+/// serialisation (the bundle manifest's form). An error that names a key names
+/// one of the six, in its message too. For a document that serde_json also
+/// reads as an object, an independent check decides acceptance as Python would:
+/// the last value of every known key must be usable (a string for
+/// `name_pattern`; a string or a false value for `gitignore`; a number or a
+/// boolean for the limits), and on rejection the error names a bad key.
 pub fn config(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let base = Config::default();
     for format in [Format::Json, Format::Yaml] {
-        match Config::from_text_with_unknown(&text, format, &base) {
-            Ok((config, unknown)) => {
-                assert!(
-                    config.max_depth >= 0
-                        && config.max_file_tokens >= 0
-                        && config.max_file_count >= 0
-                        && config.max_total_tokens >= 0
-                );
-                assert!(unknown.iter().all(|k| !KEYS.contains(&k.as_str())));
+        match Config::from_text_with_notes(&text, format, &base) {
+            Ok((config, notes)) => {
+                assert!(notes
+                    .unknown_keys
+                    .iter()
+                    .all(|k| Key::from_name(&k.key).is_none()));
                 let json = serde_json::to_string(&config).expect("serialises");
-                let other = Config {
-                    gitignore: String::new(),
-                    max_depth: 1,
-                    ..Config::default()
-                };
-                let again = Config::from_text(&json, Format::Json, &other).expect("reloads");
+                let again: Config = serde_json::from_str(&json).expect("reloads");
                 assert_eq!(again, config);
             }
             Err(e) => {
                 let message = e.to_string();
                 if let Some(key) = &e.key {
-                    assert!(KEYS.contains(&key.as_str()), "{key}");
+                    assert!(Key::from_name(key).is_some(), "{key}");
                     assert!(message.contains(key.as_str()), "{message}");
                 }
                 assert_ne!(e.line, Some(0));
@@ -468,9 +461,16 @@ fn json_value_fits(key: &str, value: &serde_json::Value) -> bool {
     use serde_json::Value;
     match key {
         "name_pattern" => value.is_string(),
-        "gitignore" => value.is_string() || value.is_null(),
+        // Python's `not gitignore`: None, False, 0, 0.0, "", [], {} mean no patterns.
+        "gitignore" => match value {
+            Value::String(_) | Value::Null => true,
+            Value::Bool(b) => !b,
+            Value::Number(n) => n.as_f64() == Some(0.0),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+        },
         "max_depth" | "max_file_tokens" | "max_file_count" | "max_total_tokens" => {
-            matches!(value, Value::Number(n) if n.as_i64().is_some_and(|n| n >= 0))
+            matches!(value, Value::Number(_) | Value::Bool(_))
         }
         _ => true,
     }

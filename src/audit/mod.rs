@@ -21,14 +21,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::budget::{path_cost, Disposition, ScanResult, Status};
 use crate::config::{Config, Key, LoadNotes, Number};
-use crate::error::Error;
 use crate::discover::Candidate;
+use crate::error::Error;
 use crate::project::ConfigSource;
 use crate::read::{read_rule_file, ReadOutcome};
 use crate::scan::{RootScan, Scanner};
 use crate::tokenize;
 use undiscovered::{find_missed, Missed, Reason};
-use warnings::{check_link, host_expansions, host_expansions_in_path, LinkCheck, NestedRepos, Warning, WarningKind};
+use warnings::{
+    check_link, host_expansions, host_expansions_in_path, LinkCheck, NestedRepos, Warning,
+    WarningKind,
+};
 
 /// The schema name carried by every JSON record of `promptinclude audit --json`.
 pub const SCHEMA: &str = "promptinclude.audit/1";

@@ -10,7 +10,6 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::Result;
 use promptinclude::audit::{audit_root, FileStatus, RootAudit, SCHEMA};
-use promptinclude::RootError;
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
@@ -193,10 +192,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
     batch.run(
-        |_, planned, scanner| {
-            audit_root(scanner, &planned.root, &planned.source, &planned.notes)
-                .map_err(|e| RootError::from(&e))
-        },
+        |_, planned, scanner| audit_root(scanner, &planned.root, &planned.source, &planned.notes),
         |i, planned, report| {
             let report = match report {
                 Ok(report) => report,

@@ -18,7 +18,6 @@ use promptinclude::batch::Batch;
 use promptinclude::bundle::{
     bundle_root, verify_root, Manifest, ManifestError, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
-use promptinclude::RootError;
 
 use super::args::{BundleArgs, VerifyArgs};
 use super::atomic::TEMP_PREFIX;
@@ -50,7 +49,7 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     let mut failure = Ok(());
     batch.run(
         |_, planned, scanner| {
-            let bundled = bundle_root(scanner, &planned.root).map_err(|e| RootError::from(&e))?;
+            let bundled = bundle_root(scanner, &planned.root)?;
             Ok((bundled, scanner.config().clone()))
         },
         |i, planned, outcome| {
@@ -103,7 +102,9 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
 
 /// `os.path.abspath(root)` as text (the root as given when it has none).
 fn abspath_text(root: &Path) -> String {
-    let cwd = std::env::current_dir().ok().map(|c| c.into_os_string().into_encoded_bytes());
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|c| c.into_os_string().into_encoded_bytes());
     promptinclude::discover::path::abspath_of(root, cwd.as_deref())
         .unwrap_or_else(|| root.to_path_buf())
         .to_string_lossy()

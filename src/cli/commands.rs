@@ -5,10 +5,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use promptinclude::batch::Batch;
-use promptinclude::RootError;
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
 use promptinclude::render::{render, to_json_line};
+use promptinclude::RootError;
 use serde::Serialize;
 
 use super::args::{CheckIgnoreArgs, RenderArgs, ScanArgs};
@@ -122,7 +122,10 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
             Err(e) => return Ok(report_root_error(&planned.root, e)),
             Ok(scanner) => match scanner.scan_detailed(&planned.root) {
                 Ok(scan) => (scan, scanner.config().name_pattern.clone()),
-                Err(e) => return Ok(report_root_error(&planned.root, &RootError::from(&e))),
+                Err(e) => {
+                    let e = RootError::new(&e, &planned.source, &planned.notes);
+                    return Ok(report_root_error(&planned.root, &e));
+                }
             },
         };
         let status = check_root(scan.is_dir, &planned.root);
@@ -140,9 +143,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     let mut failure = Ok(());
     batch.run(
         |_, planned, scanner| {
-            let scan = scanner
-                .scan_detailed(&planned.root)
-                .map_err(|e| RootError::from(&e))?;
+            let scan = scanner.scan_detailed(&planned.root)?;
             let section = render(scan.result(), &scanner.config().name_pattern);
             Ok((scan, section))
         },

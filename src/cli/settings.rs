@@ -60,7 +60,10 @@ pub fn resolver(args: &ConfigArgs) -> Result<Resolver> {
         overrides.set(Key::NamePattern, Setting::Text(pattern.clone()));
     }
     if let Some(path) = &args.gitignore_file {
-        overrides.set(Key::Gitignore, Setting::Text(read_text_file(path, "gitignore file")?));
+        overrides.set(
+            Key::Gitignore,
+            Setting::Text(read_text_file(path, "gitignore file")?),
+        );
     }
     Ok(Resolver {
         base,

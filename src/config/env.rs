@@ -32,7 +32,10 @@ pub struct EnvValue {
 /// The variable names the host tries for `key`, in its order.
 pub fn variable_names(key: Key) -> [String; 2] {
     let name = format!("{PLUGIN}__{}", key.name());
-    [format!("A0_SET_{name}"), format!("A0_SET_{}", name.to_uppercase())]
+    [
+        format!("A0_SET_{name}"),
+        format!("A0_SET_{}", name.to_uppercase()),
+    ]
 }
 
 /// Applies the `A0_SET_` overrides found by `lookup` (a variable's value, if
@@ -47,7 +50,9 @@ pub fn apply(config: &mut Config, lookup: impl Fn(&str) -> Option<String>) -> Ve
             continue;
         };
         let setting = match key.kind() {
-            KeyKind::Text | KeyKind::Lines => Some(Setting::Text(crate::pystr::py_strip(&raw).to_string())),
+            KeyKind::Text | KeyKind::Lines => {
+                Some(Setting::Text(crate::pystr::py_strip(&raw).to_string()))
+            }
             KeyKind::Number => py_int(&raw).map(Setting::Number),
         };
         let applied = setting.is_some();
@@ -104,7 +109,9 @@ mod tests {
         ];
         let mut config = Config::default();
         let seen = apply(&mut config, |name| {
-            env.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+            env.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
         });
         assert_eq!(config.max_total_tokens, Number::int(150));
         assert_eq!(config.max_depth, Number::int(3));
@@ -112,7 +119,13 @@ mod tests {
         assert_eq!(config.max_file_tokens, Number::int(1000));
         assert_eq!(config.name_pattern, "*.md");
         assert_eq!(seen.len(), 5);
-        assert!(!seen.iter().find(|e| e.key == Key::MaxFileCount).unwrap().applied);
+        assert!(
+            !seen
+                .iter()
+                .find(|e| e.key == Key::MaxFileCount)
+                .unwrap()
+                .applied
+        );
     }
 
     #[test]
@@ -128,8 +141,21 @@ mod tests {
 
     #[test]
     fn python_int_forms() {
-        for (text, want) in [("-0", Some("0")), ("+5", Some("5")), ("007", Some("7")), ("1__0", None), ("_1", None), ("", None), ("0x10", None), ("\u{a0}42\u{3000}", Some("42"))] {
-            assert_eq!(py_int(text).map(|n| n.to_string()).as_deref(), want, "{text:?}");
+        for (text, want) in [
+            ("-0", Some("0")),
+            ("+5", Some("5")),
+            ("007", Some("7")),
+            ("1__0", None),
+            ("_1", None),
+            ("", None),
+            ("0x10", None),
+            ("\u{a0}42\u{3000}", Some("42")),
+        ] {
+            assert_eq!(
+                py_int(text).map(|n| n.to_string()).as_deref(),
+                want,
+                "{text:?}"
+            );
         }
     }
 }

@@ -104,8 +104,15 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
+            let start = self.pos;
             let value = self.value()?;
-            entries.push(Entry { key, value, line });
+            let written = self.text[start..self.pos].to_string();
+            entries.push(Entry {
+                key,
+                written,
+                value,
+                line,
+            });
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -132,9 +139,7 @@ impl<'a> Parser<'a> {
             Some(b't') if self.eat("true") => Ok(Value::Number(Number::Bool(true))),
             Some(b'f') if self.eat("false") => Ok(Value::Number(Number::Bool(false))),
             Some(b'N') if self.eat("NaN") => Ok(Value::Number(Number::Float(f64::NAN))),
-            Some(b'I') if self.eat("Infinity") => {
-                Ok(Value::Number(Number::Float(f64::INFINITY)))
-            }
+            Some(b'I') if self.eat("Infinity") => Ok(Value::Number(Number::Float(f64::INFINITY))),
             Some(b'-') if self.eat("-Infinity") => {
                 Ok(Value::Number(Number::Float(f64::NEG_INFINITY)))
             }
@@ -259,7 +264,9 @@ impl<'a> Parser<'a> {
                         b't' => out.push('\t'),
                         b'u' => {
                             let hi = self.hex4()?;
-                            if (0xD800..0xDC00).contains(&hi) && self.text[self.pos..].starts_with("\\u") {
+                            if (0xD800..0xDC00).contains(&hi)
+                                && self.text[self.pos..].starts_with("\\u")
+                            {
                                 let save = self.pos;
                                 self.pos += 2;
                                 let lo = self.hex4()?;
@@ -311,8 +318,14 @@ mod tests {
     #[test]
     fn python_only_forms() {
         assert!(matches!(one(r#"{"a": NaN}"#), Value::Number(Number::Float(f)) if f.is_nan()));
-        assert_eq!(one(r#"{"a": -Infinity}"#), Value::Number(Number::Float(f64::NEG_INFINITY)));
-        assert_eq!(one(r#"{"a": 1e400}"#), Value::Number(Number::Float(f64::INFINITY)));
+        assert_eq!(
+            one(r#"{"a": -Infinity}"#),
+            Value::Number(Number::Float(f64::NEG_INFINITY))
+        );
+        assert_eq!(
+            one(r#"{"a": 1e400}"#),
+            Value::Number(Number::Float(f64::INFINITY))
+        );
         assert_eq!(one(r#"{"a": 1e2}"#), Value::Number(Number::Float(100.0)));
         assert_eq!(one(r#"{"a": -0}"#), Value::Number(Number::Int(0)));
         assert_eq!(one(r#"{"a": true}"#), Value::Number(Number::Bool(true)));
@@ -327,12 +340,22 @@ mod tests {
     #[test]
     fn duplicates_and_lines() {
         let e = parse_object("{\n \"a\": 1,\n \"a\": 2\n}").unwrap();
-        assert_eq!((e[1].line, &e[1].value), (3, &Value::Number(Number::Int(2))));
+        assert_eq!(
+            (e[1].line, &e[1].value),
+            (3, &Value::Number(Number::Int(2)))
+        );
     }
 
     #[test]
     fn errors_have_lines() {
-        for bad in ["{\n\"a\": 1,\n}", "{\"a\": 01}", "{\"a\": \"x\ty\"}", "[1]", "{} x", "\u{feff}{}"] {
+        for bad in [
+            "{\n\"a\": 1,\n}",
+            "{\"a\": 01}",
+            "{\"a\": \"x\ty\"}",
+            "[1]",
+            "{} x",
+            "\u{feff}{}",
+        ] {
             assert!(parse_object(bad).is_err(), "{bad:?}");
         }
         assert_eq!(parse_object("{\n\"a\": 1,\n}").unwrap_err().line, Some(3));

@@ -125,15 +125,15 @@ impl Key {
             (KeyKind::Lines, v) if !v.is_truthy() => Ok(Setting::Text(String::new())),
             (KeyKind::Number, Value::Number(n)) => Ok(Setting::Number(n)),
             (KeyKind::Text, v) => Err(format!(
-                "expected a string, got {} {v} (the reference raises TypeError in fnmatch)",
+                "{} {v}, expected a string (the reference raises TypeError in fnmatch)",
                 v.type_name()
             )),
             (KeyKind::Lines, v) => Err(format!(
-                "expected a string (or an empty value for no patterns), got {} {v} (the reference raises AttributeError: no .strip())",
+                "{} {v}, expected a string or an empty value (the reference raises AttributeError: no .strip())",
                 v.type_name()
             )),
             (KeyKind::Number, v) => Err(format!(
-                "expected a number, got {} {v} (the reference raises TypeError comparing it with an int)",
+                "{} {v}, expected a number (the reference raises TypeError comparing it with an int)",
                 v.type_name()
             )),
         }
@@ -271,9 +271,21 @@ impl Config {
         })?;
         let mut config = base.clone();
         let mut notes = LoadNotes::default();
-        for Entry { key, value, line } in entries {
+        // A dict keeps the last value of a repeated key (and an earlier,
+        // unusable value of it never reaches the scanner).
+        let mut entries = entries;
+        let mut seen = std::collections::HashSet::new();
+        entries.reverse();
+        entries.retain(|e| seen.insert(e.key.clone()));
+        entries.reverse();
+        for Entry {
+            key,
+            written,
+            value,
+            line,
+        } in entries
+        {
             let Some(k) = Key::from_name(&key) else {
-                notes.unknown_keys.retain(|u| u.key != key);
                 notes.unknown_keys.push(UnknownKey {
                     key,
                     line: Some(line),
@@ -284,11 +296,14 @@ impl Config {
                 file: None,
                 line: Some(line),
                 key: Some(key.clone()),
-                message,
+                message: format!("`{}`: {message}", shorten(&written)),
             })?;
             config.set(k, setting);
-            notes.key_lines.retain(|(seen, _)| *seen != k);
-            notes.key_lines.push((k, line));
+            notes.keys.push(KeySource {
+                key: k,
+                line,
+                written,
+            });
         }
         Ok((config, notes))
     }
@@ -319,6 +334,8 @@ impl Config {
 pub struct Entry {
     /// The key as written.
     pub key: String,
+    /// The value as written in the document (for messages).
+    pub written: String,
     /// The loaded value.
     pub value: Value,
     /// 1-based line of the key.
@@ -339,8 +356,8 @@ pub struct SyntaxError {
 pub struct LoadNotes {
     /// Keys that are none of the six (ignored, as the host ignores them).
     pub unknown_keys: Vec<UnknownKey>,
-    /// The 1-based line on which each key the file sets is defined.
-    pub key_lines: Vec<(Key, usize)>,
+    /// Where the file sets each key.
+    pub keys: Vec<KeySource>,
     /// `A0_SET_` environment values consulted (only for the defaults).
     pub env: Vec<env::EnvValue>,
 }
@@ -348,10 +365,34 @@ pub struct LoadNotes {
 impl LoadNotes {
     /// The line on which the file set `key`.
     pub fn line_of(&self, key: Key) -> Option<usize> {
-        self.key_lines
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, line)| *line)
+        self.source_of(key).map(|s| s.line)
+    }
+
+    /// Where the file set `key`.
+    pub fn source_of(&self, key: Key) -> Option<&KeySource> {
+        self.keys.iter().find(|s| s.key == key)
+    }
+}
+
+/// Where a configuration file sets a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySource {
+    /// The key.
+    pub key: Key,
+    /// Its 1-based line.
+    pub line: usize,
+    /// The value as written.
+    pub written: String,
+}
+
+/// `text`, cut to 60 characters for a one-line message.
+pub fn shorten(text: &str) -> String {
+    let text = text.trim();
+    if text.chars().count() <= 60 {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(60).collect();
+        format!("{head}...")
     }
 }
 
@@ -443,9 +484,25 @@ mod tests {
         assert_eq!(c.max_file_tokens, Number::Float(100.0));
         assert!(c.max_file_count.to_f64().is_nan());
         for falsy in ["null", "false", "0", "0.0", "\"\"", "[]", "{}"] {
-            let c = Config::from_text(&format!("{{\"gitignore\": {falsy}}}"), Format::Json, &Config::default()).unwrap();
+            let c = Config::from_text(
+                &format!("{{\"gitignore\": {falsy}}}"),
+                Format::Json,
+                &Config::default(),
+            )
+            .unwrap();
             assert_eq!(c.gitignore, "", "{falsy}");
         }
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_last_value() {
+        let c = Config::from_text(
+            "{\"max_depth\": \"x\", \"max_depth\": 3}",
+            Format::Json,
+            &Config::default(),
+        )
+        .unwrap();
+        assert_eq!(c.max_depth, Number::int(3));
     }
 
     #[test]
@@ -459,15 +516,25 @@ mod tests {
 
     #[test]
     fn null_gitignore_means_no_patterns_and_unknown_keys_reported() {
-        let (c, notes) = Config::from_text_with_notes(
-            "gitignore:\nfoo: 1\n",
-            Format::Yaml,
+        let (c, notes) =
+            Config::from_text_with_notes("gitignore:\nfoo: 1\n", Format::Yaml, &Config::default())
+                .unwrap();
+        assert_eq!(c.gitignore, "");
+        assert_eq!(
+            notes.unknown_keys,
+            vec![UnknownKey {
+                key: "foo".into(),
+                line: Some(2)
+            }]
+        );
+        assert_eq!(notes.line_of(Key::Gitignore), Some(1));
+        let err = Config::from_text(
+            "{\"max_depth\": 1e2, \"name_pattern\": -0}",
+            Format::Json,
             &Config::default(),
         )
-        .unwrap();
-        assert_eq!(c.gitignore, "");
-        assert_eq!(notes.unknown_keys, vec![UnknownKey { key: "foo".into(), line: Some(2) }]);
-        assert_eq!(notes.line_of(Key::Gitignore), Some(1));
+        .unwrap_err();
+        assert!(err.message.starts_with("`-0`: int 0"), "{}", err.message);
     }
 
     #[test]

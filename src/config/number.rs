@@ -446,10 +446,16 @@ mod tests {
         assert_eq!(Number::Float(-0.0).integer_threshold(), Some(0));
         assert_eq!(Number::Float(f64::NAN).integer_threshold(), None);
         assert_eq!(Number::Float(f64::INFINITY).integer_threshold(), None);
-        assert_eq!(Number::Float(f64::NEG_INFINITY).integer_threshold(), Some(0));
+        assert_eq!(
+            Number::Float(f64::NEG_INFINITY).integer_threshold(),
+            Some(0)
+        );
         assert_eq!(Number::Bool(true).integer_threshold(), Some(1));
         assert_eq!(Number::Int(-5).integer_threshold(), Some(0));
-        assert_eq!(n("-1000000000000000000000000000000000000000000").integer_threshold(), Some(0));
+        assert_eq!(
+            n("-1000000000000000000000000000000000000000000").integer_threshold(),
+            Some(0)
+        );
     }
 
     #[test]
@@ -462,7 +468,10 @@ mod tests {
             Number::Float(f64::NEG_INFINITY).trim_keep(10, 3),
             Err(ArithmeticError::Overflow)
         );
-        assert_eq!(Number::Float(-1e308).trim_keep(10, 3), Err(ArithmeticError::Overflow));
+        assert_eq!(
+            Number::Float(-1e308).trim_keep(10, 3),
+            Err(ArithmeticError::Overflow)
+        );
         let big = format!("-1{}", "0".repeat(400));
         assert_eq!(n(&big).trim_keep(10, 3), Err(ArithmeticError::Overflow));
         let big = format!("-1{}", "0".repeat(300));

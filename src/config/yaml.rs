@@ -47,10 +47,16 @@ pub fn parse_mapping(text: &str) -> Result<Vec<Entry>, SyntaxError> {
             let mut entries = Vec::new();
             for (key, value) in flatten(pairs)? {
                 let line = key.line;
+                let written = written_at(text, &value);
                 let key = construct(&key)?;
                 let value = construct(&value)?;
                 match key {
-                    Value::Str(key) => entries.push(Entry { key, value, line }),
+                    Value::Str(key) => entries.push(Entry {
+                        key,
+                        written,
+                        value,
+                        line,
+                    }),
                     // A key that is not a string is never one of ours.
                     Value::List(_) | Value::Map(_) => {
                         return Err(SyntaxError {
@@ -71,11 +77,23 @@ pub fn parse_mapping(text: &str) -> Result<Vec<Entry>, SyntaxError> {
     }
 }
 
+/// The source text of `node`: the rest of its first line.
+fn written_at(text: &str, node: &Node) -> String {
+    text.lines()
+        .nth(node.line.saturating_sub(1))
+        .map(|line| line.chars().skip(node.col).collect::<String>())
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
 /// A parsed node (aliases already replaced by what they refer to).
 #[derive(Clone, Debug)]
 struct Node {
     kind: NodeKind,
     line: usize,
+    /// 0-based column (in characters) where the node starts.
+    col: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -125,7 +143,7 @@ impl Builder {
 
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, event: Event, mark: Marker) {
-        let line = mark.line();
+        let (line, col) = (mark.line(), mark.col());
         match event {
             Event::Scalar(text, style, anchor, tag) => {
                 let node = Node {
@@ -135,6 +153,7 @@ impl MarkedEventReceiver for Builder {
                         tag: tag_name(tag),
                     },
                     line,
+                    col,
                 };
                 self.finish(node, anchor);
             }
@@ -142,6 +161,7 @@ impl MarkedEventReceiver for Builder {
                 Node {
                     kind: NodeKind::Seq(Vec::new(), tag_name(tag)),
                     line,
+                    col,
                 },
                 anchor,
                 None,
@@ -150,6 +170,7 @@ impl MarkedEventReceiver for Builder {
                 Node {
                     kind: NodeKind::Map(Vec::new(), tag_name(tag)),
                     line,
+                    col,
                 },
                 anchor,
                 None,
@@ -299,7 +320,11 @@ fn construct(node: &Node) -> Result<Value, SyntaxError> {
                 Some("!") | Some("") => "str",
                 Some(t) => match t.strip_prefix(TAG_PREFIX) {
                     Some(short) => short,
-                    None => return Err(fail(format!("could not determine a constructor for the tag {t:?}"))),
+                    None => {
+                        return Err(fail(format!(
+                            "could not determine a constructor for the tag {t:?}"
+                        )))
+                    }
                 },
                 None if *plain => implicit_tag(text),
                 None => "str",
@@ -312,11 +337,21 @@ fn construct(node: &Node) -> Result<Value, SyntaxError> {
                     "no" | "false" | "off" => Ok(Value::Number(Number::Bool(false))),
                     _ => Err(fail(format!("not a boolean: {text:?}"))),
                 },
-                "int" => construct_int(text).map(Value::Number).ok_or_else(|| fail(format!("invalid literal for int(): {text:?}"))),
-                "float" => construct_float(text).map(|f| Value::Number(Number::Float(f))).ok_or_else(|| fail(format!("could not convert string to float: {text:?}"))),
-                "timestamp" => check_timestamp(text).map(Value::Other).ok_or_else(|| fail(format!("invalid timestamp: {text:?}"))),
-                "binary" => check_base64(text).then_some(Value::Other("bytes")).ok_or_else(|| fail("failed to decode base64 data".to_string())),
-                other => Err(fail(format!("could not determine a constructor for the tag 'tag:yaml.org,2002:{other}'"))),
+                "int" => construct_int(text)
+                    .map(Value::Number)
+                    .ok_or_else(|| fail(format!("invalid literal for int(): {text:?}"))),
+                "float" => construct_float(text)
+                    .map(|f| Value::Number(Number::Float(f)))
+                    .ok_or_else(|| fail(format!("could not convert string to float: {text:?}"))),
+                "timestamp" => check_timestamp(text)
+                    .map(Value::Other)
+                    .ok_or_else(|| fail(format!("invalid timestamp: {text:?}"))),
+                "binary" => check_base64(text)
+                    .then_some(Value::Other("bytes"))
+                    .ok_or_else(|| fail("failed to decode base64 data".to_string())),
+                other => Err(fail(format!(
+                    "could not determine a constructor for the tag 'tag:yaml.org,2002:{other}'"
+                ))),
             }
         }
     }
@@ -327,8 +362,15 @@ fn check_collection_tag(tag: Option<&str>, kind: &str) -> Result<(), String> {
     match tag {
         None | Some("!") | Some("") => Ok(()),
         Some(t) if t.strip_prefix(TAG_PREFIX) == Some(kind) => Ok(()),
-        Some(t) if kind == "map" && matches!(t.strip_prefix(TAG_PREFIX), Some("set" | "omap" | "pairs")) => Ok(()),
-        Some(t) => Err(format!("could not determine a constructor for the tag {t:?}")),
+        Some(t)
+            if kind == "map"
+                && matches!(t.strip_prefix(TAG_PREFIX), Some("set" | "omap" | "pairs")) =>
+        {
+            Ok(())
+        }
+        Some(t) => Err(format!(
+            "could not determine a constructor for the tag {t:?}"
+        )),
     }
 }
 
@@ -397,7 +439,9 @@ fn construct_float(text: &str) -> Option<f64> {
 /// Python's `float(text)` for the forms that reach it here.
 fn py_float(text: &str) -> Option<f64> {
     let ok = !text.is_empty()
-        && text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-'))
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-'))
         && text.bytes().any(|b| b.is_ascii_digit());
     if !ok {
         return match text {
@@ -425,11 +469,29 @@ fn check_timestamp(text: &str) -> Option<&'static str> {
             let m = num(it.next()?)?;
             let tail = it.next()?;
             let split = tail.find(|c: char| !c.is_ascii_digit())?;
-            (y, m, num(&tail[..split])?, Some(tail[split..].trim_start_matches(['T', 't', ' ', '\t'])))
+            (
+                y,
+                m,
+                num(&tail[..split])?,
+                Some(tail[split..].trim_start_matches(['T', 't', ' ', '\t'])),
+            )
         }
     };
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if y == 0 || !(1..=12).contains(&m) || d == 0 || d > days[(m - 1) as usize] {
         return None;
     }
@@ -461,12 +523,25 @@ mod tests {
     use super::*;
 
     fn value(text: &str) -> Value {
-        parse_mapping(&format!("k: {text}\n")).unwrap().pop().unwrap().value
+        parse_mapping(&format!("k: {text}\n"))
+            .unwrap()
+            .pop()
+            .unwrap()
+            .value
     }
 
     fn num(v: &str) -> String {
         match value(v) {
-            Value::Number(n) => format!("{} {n}", if n.is_float() { "float" } else if n.is_bool() { "bool" } else { "int" }),
+            Value::Number(n) => format!(
+                "{} {n}",
+                if n.is_float() {
+                    "float"
+                } else if n.is_bool() {
+                    "bool"
+                } else {
+                    "int"
+                }
+            ),
             other => format!("{} {other}", other.type_name()),
         }
     }
@@ -513,7 +588,16 @@ mod tests {
 
     #[test]
     fn errors_where_pyyaml_raises() {
-        for bad in ["k: !!int abc\n", "k: !!bool y\n", "k: 2024-13-01\n", "k: !foo x\n", "a: 1\n---\nb: 2\n", "[1]\n", "k: *nope\n", "k: =\n"] {
+        for bad in [
+            "k: !!int abc\n",
+            "k: !!bool y\n",
+            "k: 2024-13-01\n",
+            "k: !foo x\n",
+            "a: 1\n---\nb: 2\n",
+            "[1]\n",
+            "k: *nope\n",
+            "k: =\n",
+        ] {
             assert!(parse_mapping(bad).is_err(), "{bad:?}");
         }
     }
