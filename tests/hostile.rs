@@ -330,7 +330,13 @@ fn root_longer_than_path_max_is_empty_as_for_the_reference() {
     let rules = deep_chain(dir.path(), 2100, &[2100]);
     let root = rules[0].strip_suffix("/r.promptinclude.md").unwrap();
     assert!(root.len() > 4096);
-    let (_, result) = scan_json(Path::new(root), &[], Duration::from_secs(60));
+    // Exit 1: a root that is not a directory gets the empty record and a warning.
+    let out = run(
+        Command::new(common::binary()).arg("scan").arg(root),
+        Duration::from_secs(60),
+    );
+    out.assert_code(1);
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(paths(&result), Vec::<String>::new());
     assert_eq!(skipped(&result), 0);
 }
