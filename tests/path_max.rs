@@ -259,7 +259,8 @@ fn recursion_level_matches_the_real_scanner() {
     let Some((python, tiktoken)) = real_scanner() else {
         return skip("recursion_level_matches_the_real_scanner");
     };
-    let cases: [(&str, bool, Box<dyn Fn(&str)>); 4] = [
+    type Bottom = Box<dyn Fn(&str)>;
+    let cases: [(&str, bool, Bottom); 4] = [
         (
             "a file at depth 996",
             false,
