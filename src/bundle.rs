@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::{tokens_included, FileStatus};
 use crate::config::Config;
 use crate::project::{ConfigSource, Resolver};
-use crate::read::{outcome_of, read_regular_file};
+use crate::read::{outcome_of, read_candidate_bytes};
 use crate::render::{render, to_json_line};
 use crate::scan::Scanner;
 
@@ -163,7 +163,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub fn bundle_root(scanner: &Scanner, root: &Path) -> Result<BundledRoot, crate::Error> {
     let mut digests: HashMap<Vec<u8>, String> = HashMap::new();
     let scan = scanner.scan_with_reader(root, |candidate| {
-        let bytes = read_regular_file(candidate.as_path());
+        let bytes = read_candidate_bytes(candidate);
         if let Ok(bytes) = &bytes {
             digests.insert(candidate.as_bytes().to_vec(), sha256_hex(bytes));
         }

@@ -11,6 +11,8 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
 
+use crate::discover::Candidate;
+
 /// What reading a candidate gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadOutcome {
@@ -31,9 +33,22 @@ pub struct DecodedText {
     pub replaced: usize,
 }
 
-/// Reads and decodes the rule file at `path`.
+/// Reads and decodes the rule file at `path`, as the reference's `open`
+/// would: a path of `PATH_MAX` bytes or more is unreadable.
 pub fn read_rule_file(path: &Path) -> ReadOutcome {
     outcome_of(read_regular_file(path))
+}
+
+/// Reads and decodes a discovered candidate: as [`read_rule_file`], except
+/// that a candidate found where the reference raises is read piecewise past
+/// `PATH_MAX` ([`Candidate::reads_piecewise`]).
+pub fn read_candidate(candidate: &Candidate) -> ReadOutcome {
+    outcome_of(read_candidate_bytes(candidate))
+}
+
+/// The bytes of a discovered candidate (see [`read_candidate`]).
+pub fn read_candidate_bytes(candidate: &Candidate) -> std::io::Result<Vec<u8>> {
+    read_bytes(candidate.as_bytes(), candidate.reads_piecewise())
 }
 
 /// The outcome of reading a rule file, given what [`read_regular_file`]
@@ -56,9 +71,14 @@ pub fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
 ///
 /// The type is checked before opening (so a device is never opened) and again
 /// on the open handle, which is opened non-blocking (so a fifo swapped in
-/// between the two checks cannot block us). Paths beyond `PATH_MAX` work.
+/// between the two checks cannot block us). A path of `PATH_MAX` bytes or
+/// more fails with `ENAMETOOLONG`, as for the reference.
 pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let (mut file, len) = crate::sys::open_regular_file(path.as_os_str().as_encoded_bytes())?;
+    read_bytes(path.as_os_str().as_encoded_bytes(), false)
+}
+
+fn read_bytes(path: &[u8], piecewise: bool) -> std::io::Result<Vec<u8>> {
+    let (mut file, len) = crate::sys::open_regular_file(path, piecewise)?;
     // One byte more than the size, so that a file read whole comes back
     // short and no call is needed just to see the end; a file that grew
     // since is read on to its end.

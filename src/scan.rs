@@ -10,7 +10,7 @@ use crate::budget::{allocate, Allocation, ScanResult};
 use crate::config::Config;
 use crate::discover::{path::abspath_of, walk::discover, Candidate, Matchers};
 use crate::error::Error;
-use crate::read::{read_rule_file, ReadOutcome};
+use crate::read::{read_candidate, ReadOutcome};
 
 /// Everything known about one scanned root.
 #[derive(Clone, Debug)]
@@ -84,7 +84,7 @@ impl Scanner {
 
     /// Scans one root, keeping candidates and per-candidate facts.
     pub fn scan_detailed(&self, root: &Path) -> Result<RootScan, Error> {
-        self.scan_with_reader(root, |c| read_rule_file(c.as_path()))
+        self.scan_with_reader(root, read_candidate)
     }
 
     /// Scans one root, reading each file the budget pass reaches with `read`
@@ -94,14 +94,26 @@ impl Scanner {
         root: &Path,
         read: impl FnMut(&Candidate) -> ReadOutcome,
     ) -> Result<RootScan, Error> {
+        self.scan_with_walk(root, discover, read)
+    }
+
+    /// [`Scanner::scan_with_reader`], discovering the candidates of a root
+    /// that is a directory with `walk` (which must return what [`discover`]
+    /// does; the audit's walk also reports what the scan misses).
+    pub fn scan_with_walk(
+        &self,
+        root: &Path,
+        walk: impl FnOnce(&[u8], &Matchers) -> Vec<Candidate>,
+        read: impl FnMut(&Candidate) -> ReadOutcome,
+    ) -> Result<RootScan, Error> {
         let given = root.to_string_lossy().into_owned();
         let abs = self.abs_root(root);
-        // os.path.isdir (links followed), also for roots longer than PATH_MAX.
-        let is_dir = abs.as_ref().is_some_and(|a| {
-            crate::sys::open(a.as_os_str().as_bytes(), libc::O_PATH | libc::O_DIRECTORY).is_ok()
-        });
+        // os.path.isdir (links followed; false past PATH_MAX, as for the reference).
+        let is_dir = abs
+            .as_ref()
+            .is_some_and(|a| crate::sys::is_dir(a.as_os_str().as_bytes()));
         let candidates = match (&abs, is_dir) {
-            (Some(abs), true) => discover(abs.as_os_str().as_bytes(), &self.matchers),
+            (Some(abs), true) => walk(abs.as_os_str().as_bytes(), &self.matchers),
             _ => Vec::new(),
         };
         let allocation = allocate(given, &candidates, &self.config, read)?;

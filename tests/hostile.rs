@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use child::{run, Outcome};
 use promptinclude::budget::Disposition;
-use promptinclude::read::read_rule_file;
+use promptinclude::read::read_candidate;
 use promptinclude::{Config, Scanner};
 use serde_json::Value;
 
@@ -166,7 +166,7 @@ fn scan_sabotaged(
             if candidate.as_path() == victim {
                 sabotage(&victim);
             }
-            read_rule_file(candidate.as_path())
+            read_candidate(candidate)
         })
         .expect("default limits never raise")
 }
@@ -323,17 +323,24 @@ fn tree_3000_levels_deep_past_path_max_is_walked_completely() {
     assert_deep_scan(3000, &[1, 2000, 2047, 2048, 3000]);
 }
 
-/// A root that is itself longer than `PATH_MAX` is still a directory and is
-/// scanned (it used to come back as "not a directory").
+/// A root that is itself longer than `PATH_MAX` is empty, as for the
+/// reference (`os.path.isdir` fails with `ENAMETOOLONG`); tests/path_max.rs
+/// checks it against the real scanner.
 #[test]
-fn root_longer_than_path_max_is_scanned() {
+fn root_longer_than_path_max_is_empty_as_for_the_reference() {
     let dir = tempfile::tempdir().unwrap();
     let rules = deep_chain(dir.path(), 2100, &[2100]);
     let root = rules[0].strip_suffix("/r.promptinclude.md").unwrap();
     assert!(root.len() > 4096);
-    let (_, result) = scan_json(Path::new(root), &[], Duration::from_secs(60));
-    assert_eq!(paths(&result), rules);
-    assert_eq!(result["files"][0]["content"], "rule at level 2100\n");
+    // Exit 1: a root that is not a directory gets the empty record and a warning.
+    let out = run(
+        Command::new(common::binary()).arg("scan").arg(root),
+        Duration::from_secs(60),
+    );
+    out.assert_code(1);
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(paths(&result), Vec::<String>::new());
+    assert_eq!(skipped(&result), 0);
 }
 
 #[test]

@@ -13,8 +13,7 @@
 pub mod undiscovered;
 pub mod warnings;
 
-use std::collections::{HashMap, HashSet};
-use std::os::unix::ffi::OsStrExt;
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -24,10 +23,10 @@ use crate::config::{Config, Key, LoadNotes, Number};
 use crate::discover::Candidate;
 use crate::error::Error;
 use crate::project::ConfigSource;
-use crate::read::{read_rule_file, ReadOutcome};
+use crate::read::{read_candidate, ReadOutcome};
 use crate::scan::{RootScan, Scanner};
 use crate::tokenize;
-use undiscovered::{find_missed, Missed, Reason};
+use undiscovered::{walk_for_audit, Exhaustive, Missed, Reason, UnreadableDir};
 use warnings::{
     check_link, host_expansions, host_expansions_in_path, LinkCheck, NestedRepos, Warning,
     WarningKind,
@@ -192,8 +191,15 @@ pub fn audit_root(
     // Host expansions are looked for in the text the budget pass reads, so
     // no file is read twice.
     let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
-    let scan = scanner.scan_with_reader(root, |candidate| {
-        let outcome = read_rule_file(candidate.as_path());
+    // One walk finds the scan's candidates and what the scan misses.
+    let mut exhaustive = Exhaustive::default();
+    let walk = |abs: &[u8], matchers: &_| {
+        let (candidates, found) = walk_for_audit(abs, matchers);
+        exhaustive = found;
+        candidates
+    };
+    let scan = scanner.scan_with_walk(root, walk, |candidate| {
+        let outcome = read_candidate(candidate);
         if let ReadOutcome::Text(decoded) = &outcome {
             let found = host_expansions(&candidate.display(), &decoded.text);
             if !found.is_empty() {
@@ -266,15 +272,13 @@ pub fn audit_root(
         );
         files.push(file);
     }
-    if scan.is_dir {
-        let discovered: HashSet<&[u8]> = scan.candidates.iter().map(|c| c.as_bytes()).collect();
-        let missed = find_missed(
-            scan.abs_root.as_os_str().as_bytes(),
-            scanner.matchers(),
-            &discovered,
-        );
-        warnings.extend(missed.iter().map(|m| missed_warning(m, config)));
-    }
+    warnings.extend(
+        exhaustive
+            .unreadable_dirs
+            .iter()
+            .map(unreadable_dir_warning),
+    );
+    warnings.extend(exhaustive.missed.iter().map(|m| missed_warning(m, config)));
     let totals = totals(&files, scan.result(), warnings.len(), config);
     Ok(RootAudit {
         root: scan.result().root.clone(),
@@ -293,7 +297,7 @@ fn read_unreached(
     candidate: &Candidate,
     expansions: &mut HashMap<Vec<u8>, Vec<Warning>>,
 ) -> Reading {
-    match read_rule_file(candidate.as_path()) {
+    match read_candidate(candidate) {
         ReadOutcome::Text(decoded) => {
             let found = host_expansions(&candidate.display(), &decoded.text);
             if !found.is_empty() {
@@ -473,6 +477,19 @@ fn file_warnings(
     if let Some((kind, message)) = message {
         warnings.push(Warning::file(kind, path, message));
     }
+}
+
+/// The warning for a directory the scan cannot list.
+fn unreadable_dir_warning(dir: &UnreadableDir) -> Warning {
+    let path = String::from_utf8_lossy(&dir.path).into_owned();
+    Warning::file(
+        WarningKind::UnreadableDir,
+        &path,
+        format!(
+            "directory cannot be listed ({}): skipped silently, with any rule files below it",
+            dir.error
+        ),
+    )
 }
 
 /// The warning for a rule file the scan never discovers.

@@ -1,22 +1,23 @@
-//! Rule files that exist but that the scan never discovers.
+//! Rule files that exist but that the scan never discovers, and
+//! directories the scan cannot list.
 //!
 //! The scan stops at `max_depth`, never enters pruned directories and
 //! matches names case-sensitively, so a rule file can sit in a repository
-//! for years without reaching the prompt. This second, exhaustive walk goes
-//! everywhere the scan does not (it is only run by the audit) and says why
-//! each such file was missed. Like the scan it never follows a symlink to a
-//! directory, so it terminates on any tree; it does not look inside `.git`
-//! directories (git's own data, never a project's rule file).
+//! for years without reaching the prompt. The audit's walk is the scan's own
+//! parallel walk ([`crate::discover::walk`]) with an exhaustive [`Visitor`]:
+//! it also goes everywhere the scan does not and says why each such file was
+//! missed, and which directories could not be listed at all. Like the scan
+//! it never follows a symlink to a directory, so it terminates on any tree;
+//! it does not look inside `.git` directories (git's own data, never a
+//! project's rule file).
 
-use std::collections::HashSet;
-use std::ffi::OsStr;
-use std::fs;
-use std::os::unix::ffi::OsStrExt;
+use std::io;
+use std::sync::Mutex;
 
 use crate::discover::fnmatch::NamePattern;
-use crate::discover::{path::join_rel, python_path_order, Matchers};
+use crate::discover::walk::{walk_with, Blocked, DirView, Visitor};
+use crate::discover::{path::join_rel, python_path_order, Candidate, Matchers};
 use crate::pystr::matching_str;
-
 /// Why a file named like a rule file was not discovered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -54,122 +55,122 @@ pub struct Missed {
     pub reason: Reason,
 }
 
-/// Why a directory's files are out of the scan's reach.
-#[derive(Clone, Debug)]
-enum Block {
-    TooDeep(String, i64),
-    Pruned(String),
+/// A directory the scan would walk but cannot list: the reference skips it
+/// silently, with every rule file below it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnreadableDir {
+    /// Full path, as bytes.
+    pub path: Vec<u8>,
+    /// Path relative to the root, as the patterns see it (`""`: the root).
+    pub rel: String,
+    /// Why it cannot be listed.
+    pub error: String,
 }
 
-struct Dir {
-    full: Vec<u8>,
-    rel: String,
-    depth: i64,
-    block: Option<Block>,
+/// What the audit's walk found besides the candidates.
+#[derive(Debug, Default)]
+pub struct Exhaustive {
+    /// Files named like rule files that the scan missed, sorted like candidates.
+    pub missed: Vec<Missed>,
+    /// Directories the scan could not list, sorted like candidates.
+    pub unreadable_dirs: Vec<UnreadableDir>,
 }
 
-/// Walks all of `root` (absolute, lexically normalised) and returns the
-/// files named like rule files (exactly, or but for letter case) that are
-/// not in `discovered`, sorted like candidates.
+/// The exhaustive visitor.
+struct Collector<'m> {
+    matchers: &'m Matchers,
+    folded: Option<NamePattern>,
+    missed: Mutex<Vec<Missed>>,
+    unreadable: Mutex<Vec<UnreadableDir>>,
+}
+
+impl Visitor for Collector<'_> {
+    const EXHAUSTIVE: bool = true;
+
+    fn file(&self, dir: DirView<'_>, name: &[u8]) {
+        let shown = matching_str(name);
+        let exact = self.matchers.name.is_match(&shown);
+        if !exact
+            && !self
+                .folded
+                .as_ref()
+                .is_some_and(|f| f.is_match(&shown.to_lowercase()))
+        {
+            return;
+        }
+        let rel = join_rel(dir.rel, name);
+        let reason = match (dir.blocked, exact) {
+            (Some(Blocked::TooDeep { dir, depth }), true) => Reason::TooDeep {
+                dir: dir.clone(),
+                depth: *depth,
+            },
+            (Some(Blocked::Pruned { dir }), true) => Reason::Pruned {
+                pattern: deciding_pattern(self.matchers, dir, true),
+                dir: dir.clone(),
+            },
+            // Out of reach and misnamed: out of reach first.
+            (Some(_), false) => return,
+            (None, true) => match deciding_pattern(self.matchers, &rel, false) {
+                Some(pattern) => Reason::Ignored {
+                    pattern: Some(pattern),
+                },
+                None => return,
+            },
+            (None, false) => Reason::Case,
+        };
+        let missed = Missed {
+            path: dir.child_full(name),
+            rel,
+            reason,
+        };
+        lock(&self.missed).push(missed);
+    }
+
+    fn unreadable_dir(&self, full: &[u8], rel: &str, error: &io::Error) {
+        lock(&self.unreadable).push(UnreadableDir {
+            path: full.to_vec(),
+            rel: rel.to_string(),
+            error: error.to_string(),
+        });
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Walks all of `root` (absolute, lexically normalised) once, in parallel:
+/// the scan's candidates (exactly [`crate::discover::walk::discover`]'s),
+/// plus the files named like rule files (exactly, or but for letter case)
+/// that the scan misses and the directories it cannot list.
 ///
 /// A case-only match is reported only where the scan does look (a file that
 /// is out of reach and misnamed is out of reach first).
-pub fn find_missed(root: &[u8], matchers: &Matchers, discovered: &HashSet<&[u8]>) -> Vec<Missed> {
+pub fn walk_for_audit(root: &[u8], matchers: &Matchers) -> (Vec<Candidate>, Exhaustive) {
     let folded = NamePattern::new(&matchers.name.as_str().to_lowercase()).ok();
-    let mut missed = Vec::new();
-    let mut stack = vec![Dir {
-        full: root.to_vec(),
-        rel: String::new(),
-        depth: 0,
-        block: (matchers.max_depth <= 0).then(|| Block::TooDeep(String::new(), 0)),
-    }];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(OsStr::from_bytes(&dir.full)) else {
-            continue;
-        };
-        let separator: &[u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
-        let child_depth = dir.depth + separator.len() as i64;
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.as_bytes();
-            let full = [&dir.full[..], separator, name].concat();
-            let is_dir = match entry.file_type() {
-                Ok(t) if t.is_symlink() => {
-                    // A link to a directory is a directory that is never entered.
-                    if fs::metadata(OsStr::from_bytes(&full)).is_ok_and(|m| m.is_dir()) {
-                        continue;
-                    }
-                    false
-                }
-                Ok(t) => t.is_dir(),
-                Err(_) => false,
-            };
-            let rel = join_rel(&dir.rel, name);
-            if is_dir {
-                if name == b".git" {
-                    continue;
-                }
-                let block = dir.block.clone().or_else(|| {
-                    if child_depth >= matchers.max_depth {
-                        Some(Block::TooDeep(rel.clone(), child_depth))
-                    } else if matchers
-                        .ignore
-                        .as_ref()
-                        .is_some_and(|spec| spec.is_dir_ignored(&rel))
-                    {
-                        Some(Block::Pruned(rel.clone()))
-                    } else {
-                        None
-                    }
-                });
-                stack.push(Dir {
-                    full,
-                    rel,
-                    depth: child_depth,
-                    block,
-                });
-                continue;
-            }
-            if discovered.contains(&full[..]) {
-                continue;
-            }
-            let shown = matching_str(name);
-            let exact = matchers.name.is_match(&shown);
-            if !exact
-                && !folded
-                    .as_ref()
-                    .is_some_and(|f| f.is_match(&shown.to_lowercase()))
-            {
-                continue;
-            }
-            let reason = match (&dir.block, exact) {
-                (Some(Block::TooDeep(too_deep, depth)), true) => Reason::TooDeep {
-                    dir: too_deep.clone(),
-                    depth: *depth,
-                },
-                (Some(Block::Pruned(pruned)), true) => Reason::Pruned {
-                    pattern: deciding_pattern(matchers, pruned, true),
-                    dir: pruned.clone(),
-                },
-                (Some(_), false) => continue,
-                (None, true) => match deciding_pattern(matchers, &rel, false) {
-                    Some(pattern) => Reason::Ignored {
-                        pattern: Some(pattern),
-                    },
-                    // Discovered after all (the tree changed between the walks).
-                    None => continue,
-                },
-                (None, false) => Reason::Case,
-            };
-            missed.push(Missed {
-                path: full,
-                rel,
-                reason,
-            });
-        }
-    }
+    let (candidates, collector) = walk_with(root, matchers, || Collector {
+        matchers,
+        folded: folded.clone(),
+        missed: Mutex::new(Vec::new()),
+        unreadable: Mutex::new(Vec::new()),
+    });
+    let mut missed = collector
+        .missed
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
     missed.sort_by(|a, b| python_path_order(&a.path, &b.path));
-    missed
+    let mut unreadable_dirs = collector
+        .unreadable
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    unreadable_dirs.sort_by(|a, b| python_path_order(&a.path, &b.path));
+    (
+        candidates,
+        Exhaustive {
+            missed,
+            unreadable_dirs,
+        },
+    )
 }
 
 /// The ignore pattern that excludes `rel` under the scanner's rule, with its line.
@@ -181,11 +182,11 @@ fn deciding_pattern(matchers: &Matchers, rel: &str, is_dir: bool) -> Option<(Str
     }
 }
 
-/// `parent/name` as the patterns see it.
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::Config;
+    use std::fs;
 
     #[test]
     fn reasons() {
@@ -210,10 +211,19 @@ mod tests {
             ..Config::default()
         };
         let matchers = Matchers::new(&config).unwrap();
-        let root_bytes = root.as_os_str().as_bytes();
+        let root_bytes = root.as_os_str().as_encoded_bytes();
         let top = [root_bytes, b"/top.promptinclude.md"].concat();
-        let discovered: HashSet<&[u8]> = [&top[..]].into_iter().collect();
-        let got: Vec<(String, Reason)> = find_missed(root_bytes, &matchers, &discovered)
+        let (candidates, exhaustive) = walk_for_audit(root_bytes, &matchers);
+        assert_eq!(
+            candidates
+                .iter()
+                .map(Candidate::as_bytes)
+                .collect::<Vec<_>>(),
+            vec![&top[..]]
+        );
+        assert!(exhaustive.unreadable_dirs.is_empty());
+        let got: Vec<(String, Reason)> = exhaustive
+            .missed
             .into_iter()
             .map(|m| (m.rel, m.reason))
             .collect();

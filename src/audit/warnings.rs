@@ -39,6 +39,9 @@ pub enum WarningKind {
     UndiscoveredIgnored,
     /// A file whose name matches `name_pattern` only if letter case is ignored.
     UndiscoveredCase,
+    /// A directory the scan would walk but cannot list: skipped silently, with
+    /// every rule file below it.
+    UnreadableDir,
     /// A rule file that is empty or only whitespace: passed over.
     BlankFile,
     /// A rule file that is not valid UTF-8: invalid bytes became U+FFFD.
@@ -63,7 +66,7 @@ pub enum WarningKind {
 
 impl WarningKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [WarningKind; 21] = [
+    pub const ALL: [WarningKind; 22] = [
         WarningKind::HostInclude,
         WarningKind::HostIncludeOriginal,
         WarningKind::HostPlaceholder,
@@ -75,6 +78,7 @@ impl WarningKind {
         WarningKind::UndiscoveredPruned,
         WarningKind::UndiscoveredIgnored,
         WarningKind::UndiscoveredCase,
+        WarningKind::UnreadableDir,
         WarningKind::BlankFile,
         WarningKind::InvalidUtf8,
         WarningKind::Cropped,
@@ -101,6 +105,7 @@ impl WarningKind {
             WarningKind::UndiscoveredPruned => "undiscovered_pruned",
             WarningKind::UndiscoveredIgnored => "undiscovered_ignored",
             WarningKind::UndiscoveredCase => "undiscovered_case",
+            WarningKind::UnreadableDir => "unreadable_dir",
             WarningKind::BlankFile => "blank_file",
             WarningKind::InvalidUtf8 => "invalid_utf8",
             WarningKind::Cropped => "cropped",

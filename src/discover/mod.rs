@@ -57,12 +57,32 @@ impl Matchers {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
     path: Vec<u8>,
+    piecewise: bool,
 }
 
 impl Candidate {
     /// Wraps a full path.
     pub fn new(path: Vec<u8>) -> Candidate {
-        Candidate { path }
+        Candidate {
+            path,
+            piecewise: false,
+        }
+    }
+
+    /// Wraps a full path found where the reference raises instead of
+    /// returning (see [`walk`]): it is read even past `PATH_MAX`.
+    pub fn new_piecewise(path: Vec<u8>) -> Candidate {
+        Candidate {
+            path,
+            piecewise: true,
+        }
+    }
+
+    /// Whether it is read piecewise past `PATH_MAX` (found by a walk that
+    /// went on where the reference raises) rather than as the reference's
+    /// `open` would (which fails with `ENAMETOOLONG` there).
+    pub fn reads_piecewise(&self) -> bool {
+        self.piecewise
     }
 
     /// The full path as bytes.

@@ -1,8 +1,8 @@
-//! The parallel directory walk.
+//! The parallel directory walk, shared by the scan and the audit.
 //!
 //! Each directory is one work item on the shared rayon pool, so many roots
 //! and wide trees keep every thread busy. A directory costs one `openat`,
-//! the `getdents64` calls and one `close` (see [`crate::sys`]). The `openat`
+//! the directory reads and one `close` (see [`crate::sys`]). The `openat`
 //! is relative to the parent's handle, which stays open until its last
 //! subdirectory has been opened, so the kernel resolves one name instead of
 //! the whole path (path resolution fell from 5.5% to 1.4% of W2's profile);
@@ -10,12 +10,11 @@
 //! directory is opened by its full path. Entry types
 //! come from `d_type`, and only symlinks (and file systems without `d_type`)
 //! are `stat`ed, relative to the open directory, to learn whether they point
-//! at a directory, as `os.walk`'s `is_dir()` does. Paths longer than
-//! `PATH_MAX` are opened through directory handles, so depth is unlimited
-//! (the walk keeps no recursion on the stack: each directory is a task).
+//! at a directory, as `os.walk`'s `is_dir()` does. The walk keeps no
+//! recursion on the stack: each directory is a task.
 //!
-//! Semantics reproduced from `os.walk(root, topdown=True)` plus the
-//! reference's pruning:
+//! Semantics reproduced from `os.walk(root, topdown=True)` on CPython 3.11
+//! plus the reference's pruning:
 //! * a directory whose depth is `>= max_depth` contributes nothing (so it is
 //!   never opened);
 //! * a symlink to a directory is a directory (it can be pruned) but is never
@@ -25,13 +24,111 @@
 //! * a subdirectory is pruned if the spec matches `rel` or `rel + "/"`;
 //!   a non-directory is a candidate if its name matches `name_pattern` and
 //!   the spec does not match `rel`.
+//!
+//! **`PATH_MAX`.** The reference hands whole paths to the kernel, so (with
+//! `PATH_MAX` = 4096 counting the NUL) a directory whose path has 4096 bytes
+//! or more is listed by its parent as a directory but never walked
+//! (`scandir` fails, `os.walk` drops it silently); a symlink or an entry
+//! without `d_type` whose path is that long is not a directory (`is_dir()`
+//! cannot `stat` it), so it is a candidate if its name matches; and a
+//! candidate that long is unreadable. The walk reproduces each of these.
+//!
+//! **Recursion.** CPython 3.11's `os.walk` recurses once per directory
+//! level, so the reference raises `RecursionError` on deep trees. Measured
+//! with the real scanner called from a top-level script (the default
+//! recursion limit of 1000; see `tests/path_max.rs`), it raises exactly when
+//! a directory at depth [`RECURSION_DIR_DEPTH`] (995) that `os.walk` lists
+//! (its depth is `<= max_depth`) holds either
+//! * an entry whose `is_dir()` must `stat` and fails (a broken or looping
+//!   symlink, one whose path is too long), or
+//! * when `995 < max_depth`, a directory or symlink to one that the patterns
+//!   do not prune (so `os.walk` goes on to it).
+//!
+//! Where the reference raises it defines no answer, and we finish the walk
+//! as its algorithm would without the limits: the tree is walked again with
+//! paths of any length opened piecewise through directory handles, and the
+//! candidates are read the same way ([`Candidate::reads_piecewise`]).
+//!
+//! **One walk for the audit.** A [`Visitor`] with `EXHAUSTIVE = true` makes
+//! the same walk also go where the scan does not (pruned and too-deep
+//! subtrees, except `.git` directories there) and report every file the
+//! scan did not take and every directory it could not list. With the scan's
+//! [`NoVisitor`] all of that compiles away.
 
+use std::io;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::{path::join_rel, sort_candidates, Candidate, Matchers};
 use crate::sys::{self, EntryKind};
+
+/// The depth of the directories whose listing can make the reference raise
+/// `RecursionError` (see the module documentation).
+pub const RECURSION_DIR_DEPTH: i64 = 995;
+
+/// Why a directory's files are out of the scan's reach.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Blocked {
+    /// It is (or is below) the directory `dir` (relative to the root; `""`
+    /// is the root), whose depth `depth` is `>= max_depth`.
+    TooDeep {
+        /// The outermost directory that is too deep.
+        dir: String,
+        /// Its depth (root = 0).
+        depth: i64,
+    },
+    /// It is (or is below) the directory `dir`, which the patterns prune.
+    Pruned {
+        /// The pruned directory, relative to the root.
+        dir: String,
+    },
+}
+
+/// A listed directory, as a [`Visitor`] sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct DirView<'a> {
+    /// Its full path.
+    pub full: &'a [u8],
+    /// Its path relative to the root, as the patterns see it.
+    pub rel: &'a str,
+    /// Why the scan does not take its files, if it does not.
+    pub blocked: Option<&'a Blocked>,
+}
+
+impl DirView<'_> {
+    /// The full path of the entry `name` in this directory.
+    pub fn child_full(&self, name: &[u8]) -> Vec<u8> {
+        let separator: &[u8] = if self.full.ends_with(b"/") { b"" } else { b"/" };
+        [self.full, separator, name].concat()
+    }
+}
+
+/// What the walk reports beyond the candidates. Only called when
+/// `EXHAUSTIVE`; the scan's [`NoVisitor`] pays nothing.
+pub trait Visitor: Sync {
+    /// Whether the walk also goes where the scan does not look and reports.
+    const EXHAUSTIVE: bool;
+
+    /// A non-directory entry `name` of `dir` that the scan does not take
+    /// (it does not match, a pattern drops it, or `dir` is blocked). Not
+    /// called inside `.git` directories.
+    fn file(&self, dir: DirView<'_>, name: &[u8]);
+
+    /// A directory the scan would walk but cannot list (`error` says why:
+    /// permission, a path of `PATH_MAX` bytes or more, an I/O error).
+    fn unreadable_dir(&self, full: &[u8], rel: &str, error: &io::Error);
+}
+
+/// The scan's visitor: reports nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoVisitor;
+
+impl Visitor for NoVisitor {
+    const EXHAUSTIVE: bool = false;
+    fn file(&self, _: DirView<'_>, _: &[u8]) {}
+    fn unreadable_dir(&self, _: &[u8], _: &str, _: &io::Error) {}
+}
 
 /// One directory to visit.
 struct DirItem {
@@ -46,6 +143,13 @@ struct DirItem {
     /// (its name is the last component of `full`); `None` for the root and
     /// when no handle could be held.
     parent: Option<Arc<HeldParent>>,
+    /// Why its files are not candidates; `None` where the scan looks.
+    blocked: Option<Arc<Blocked>>,
+    /// Whether `os.walk` lists it (the scan's directories, and those at
+    /// exactly `max_depth` that are not pruned).
+    listed_by_reference: bool,
+    /// Inside a `.git` directory: nothing is reported.
+    quiet: bool,
 }
 
 /// Most directory handles held open for opening subdirectories relative to
@@ -78,8 +182,13 @@ impl Drop for HeldParent {
     }
 }
 
-struct Walk<'m> {
+struct Walk<'m, V> {
     matchers: &'m Matchers,
+    visitor: V,
+    /// Walking past `PATH_MAX` (after the reference would have raised).
+    piecewise: bool,
+    /// The reference raises `RecursionError` on this tree.
+    raises: AtomicBool,
     found: Mutex<Vec<Candidate>>,
 }
 
@@ -92,25 +201,73 @@ pub fn discover(root: &[u8], matchers: &Matchers) -> Vec<Candidate> {
     if matchers.max_depth <= 0 {
         return Vec::new();
     }
+    walk_with(root, matchers, || NoVisitor).0
+}
+
+/// [`discover`], also reporting to a visitor made by `make_visitor` (made
+/// again if the walk must be redone piecewise; the one of the final walk is
+/// returned).
+pub fn walk_with<V: Visitor>(
+    root: &[u8],
+    matchers: &Matchers,
+    make_visitor: impl Fn() -> V,
+) -> (Vec<Candidate>, V) {
+    let first = walk_once(root, matchers, make_visitor(), false);
+    match first {
+        Ok(done) => done,
+        Err(()) => walk_once(root, matchers, make_visitor(), true)
+            .unwrap_or_else(|()| unreachable!("a piecewise walk never gives up")),
+    }
+}
+
+/// One walk; `Err` when it finds that the reference raises (only when not
+/// `piecewise`).
+fn walk_once<V: Visitor>(
+    root: &[u8],
+    matchers: &Matchers,
+    visitor: V,
+    piecewise: bool,
+) -> Result<(Vec<Candidate>, V), ()> {
     let walk = Walk {
         matchers,
+        visitor,
+        piecewise,
+        raises: AtomicBool::new(false),
         found: Mutex::new(Vec::new()),
     };
+    let blocked = (matchers.max_depth <= 0).then(|| {
+        Arc::new(Blocked::TooDeep {
+            dir: String::new(),
+            depth: 0,
+        })
+    });
+    if blocked.is_some() && !V::EXHAUSTIVE {
+        return Ok((Vec::new(), walk.visitor));
+    }
     let root = DirItem {
         full: root.to_vec(),
         rel: String::new(),
         depth: 0,
         parent: None,
+        listed_by_reference: blocked.is_none() || matchers.max_depth == 0,
+        blocked,
+        quiet: false,
     };
     rayon::scope(|scope| walk.visit(scope, root));
+    if walk.raises.load(Ordering::Relaxed) {
+        return Err(());
+    }
     let mut found = walk.found.into_inner().unwrap_or_else(|e| e.into_inner());
     sort_candidates(&mut found);
-    found
+    Ok((found, walk.visitor))
 }
 
-impl<'m> Walk<'m> {
-    fn visit<'s>(&'s self, scope: &rayon::Scope<'s>, mut dir: DirItem) {
-        let opened = match dir.parent.take() {
+impl<'m, V: Visitor> Walk<'m, V> {
+    fn open(&self, dir: &mut DirItem) -> io::Result<OwnedFd> {
+        if !self.piecewise && !sys::fits_path_max(&dir.full) {
+            return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+        }
+        match dir.parent.take() {
             Some(parent) => {
                 let name_start = dir
                     .full
@@ -119,64 +276,153 @@ impl<'m> Walk<'m> {
                     .map_or(0, |i| i + 1);
                 sys::open_dir_at(&parent.0, &dir.full[name_start..])
             }
-            None => sys::open(&dir.full, libc::O_RDONLY | libc::O_DIRECTORY),
-        };
-        let Ok(fd) = opened else {
+            None => sys::open_dir(&dir.full, self.piecewise),
+        }
+    }
+
+    /// Whether `os.walk` (given the full path `len` bytes long) can `stat`
+    /// the entry: a path too long for the kernel cannot be.
+    fn fits(&self, dir: &DirItem, name: &[u8]) -> bool {
+        self.piecewise || dir.full.len() + 1 + name.len() < sys::PATH_MAX
+    }
+
+    fn visit<'s>(&'s self, scope: &rayon::Scope<'s>, mut dir: DirItem) {
+        if self.raises.load(Ordering::Relaxed) {
             return;
+        }
+        let fd = match self.open(&mut dir) {
+            Ok(fd) => fd,
+            Err(e) => {
+                if V::EXHAUSTIVE && dir.blocked.is_none() {
+                    self.visitor.unreadable_dir(&dir.full, &dir.rel, &e);
+                }
+                return;
+            }
         };
+        let max_depth = self.matchers.max_depth;
         let separator: &[u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
         let child_depth = dir.depth + separator.len() as i64;
-        let descend = child_depth < self.matchers.max_depth;
+        let descend = dir.blocked.is_none() && child_depth < max_depth;
+        // The reference's recursion limit is only within reach here.
+        let check_recursion =
+            !self.piecewise && dir.listed_by_reference && dir.depth == RECURSION_DIR_DEPTH;
+        // A directory at exactly max_depth is listed by os.walk; only its
+        // recursion check needs it (and the audit's exhaustive pass).
+        let probe_depth_cut = dir.blocked.is_none()
+            && child_depth == max_depth
+            && (V::EXHAUSTIVE || (!self.piecewise && child_depth == RECURSION_DIR_DEPTH));
+        let mut raises = false;
         let mut files = Vec::new();
         let mut subdirs = Vec::new();
         let listed = sys::read_dir(&fd, |name, kind| {
-            let (is_dir, is_link) = match kind {
-                EntryKind::Dir => (true, false),
-                EntryKind::Symlink => (is_dir_following(&fd, name), true),
-                EntryKind::Other => (false, false),
+            // (is a directory, is a link, os.walk's is_dir() raised inside)
+            let (is_dir, is_link, stat_failed) = match kind {
+                EntryKind::Dir => (true, false, false),
+                EntryKind::Other => (false, false, false),
+                _ if !self.fits(&dir, name) => (false, kind == EntryKind::Symlink, true),
+                EntryKind::Symlink => match sys::stat_at(&fd, name, true) {
+                    Ok(st) => (sys::is_dir_mode(&st), true, false),
+                    Err(_) => (false, true, true),
+                },
                 EntryKind::Unknown => match sys::stat_at(&fd, name, false) {
-                    Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => {
-                        (is_dir_following(&fd, name), true)
-                    }
-                    Ok(st) => (sys::is_dir_mode(&st), false),
-                    Err(_) => (false, false),
+                    Ok(st) if sys::is_symlink_mode(&st) => match sys::stat_at(&fd, name, true) {
+                        Ok(st) => (sys::is_dir_mode(&st), true, false),
+                        Err(_) => (false, true, true),
+                    },
+                    Ok(st) => (sys::is_dir_mode(&st), false, false),
+                    Err(_) => (false, false, true),
                 },
             };
+            if check_recursion && stat_failed {
+                raises = true;
+            }
             if is_dir {
+                if let Some(blocked) = &dir.blocked {
+                    if V::EXHAUSTIVE && !dir.quiet && !is_link && name != b".git" {
+                        subdirs.push(self.child(&dir, separator, name, Some(Arc::clone(blocked))));
+                    }
+                    return;
+                }
                 // A link is never entered, and a directory at
-                // `child_depth >= max_depth` would contribute nothing: in
-                // both cases whether it is pruned makes no difference.
-                if is_link || !descend {
+                // `child_depth >= max_depth` contributes nothing: unless
+                // something is reported about them, whether they are pruned
+                // makes no difference.
+                let needed = descend && (check_recursion || !is_link)
+                    || (!is_link
+                        && (probe_depth_cut || (V::EXHAUSTIVE && child_depth > max_depth)));
+                if !needed {
                     return;
                 }
                 let rel = join_rel(&dir.rel, name);
-                if self
-                    .matchers
-                    .ignore
-                    .as_ref()
-                    .is_some_and(|spec| spec.is_dir_ignored(&rel))
-                {
+                if !descend {
+                    // Too deep: the audit's exhaustive pass goes on, and a
+                    // directory at exactly max_depth is listed by os.walk
+                    // unless pruned.
+                    let pruned = self.is_pruned(&rel);
+                    let blocked = Blocked::TooDeep {
+                        dir: rel.clone(),
+                        depth: child_depth,
+                    };
+                    let mut item = self.child(&dir, separator, name, Some(Arc::new(blocked)));
+                    item.rel = rel;
+                    item.listed_by_reference = child_depth == max_depth && !pruned;
+                    // Nothing is reported inside `.git`.
+                    item.quiet = dir.quiet || (V::EXHAUSTIVE && name == b".git");
+                    if (V::EXHAUSTIVE && !item.quiet) || item.listed_by_reference {
+                        subdirs.push(item);
+                    }
                     return;
                 }
-                subdirs.push(DirItem {
-                    full: [&dir.full[..], separator, name].concat(),
-                    rel,
-                    depth: child_depth,
-                    parent: None,
-                });
-            } else if self.matchers.name.is_match_bytes(name) {
+                if self.is_pruned(&rel) {
+                    if V::EXHAUSTIVE && !is_link && name != b".git" {
+                        let blocked = Blocked::Pruned { dir: rel.clone() };
+                        let mut item = self.child(&dir, separator, name, Some(Arc::new(blocked)));
+                        item.rel = rel;
+                        item.listed_by_reference = false;
+                        subdirs.push(item);
+                    }
+                    return;
+                }
+                if check_recursion {
+                    // os.walk goes on to it: one level too many.
+                    raises = true;
+                }
+                if !is_link {
+                    let mut item = self.child(&dir, separator, name, None);
+                    item.rel = rel;
+                    item.quiet = dir.quiet || (V::EXHAUSTIVE && name == b".git");
+                    subdirs.push(item);
+                }
+            } else if dir.blocked.is_none() && self.matchers.name.is_match_bytes(name) {
+                let rel = join_rel(&dir.rel, name);
                 let ignored = self
                     .matchers
                     .ignore
                     .as_ref()
-                    .is_some_and(|spec| spec.is_file_ignored(&join_rel(&dir.rel, name)));
+                    .is_some_and(|spec| spec.is_file_ignored(&rel));
                 if !ignored {
-                    files.push(Candidate::new([&dir.full[..], separator, name].concat()));
+                    let full = [&dir.full[..], separator, name].concat();
+                    files.push(if self.piecewise {
+                        Candidate::new_piecewise(full)
+                    } else {
+                        Candidate::new(full)
+                    });
+                } else if V::EXHAUSTIVE && !dir.quiet {
+                    self.visitor.file(self.view(&dir), name);
                 }
+            } else if V::EXHAUSTIVE && !dir.quiet {
+                self.visitor.file(self.view(&dir), name);
             }
         });
+        if raises {
+            self.raises.store(true, Ordering::Relaxed);
+            return;
+        }
         // os.walk abandons the whole directory when listing fails midway.
-        if listed.is_err() {
+        if let Err(e) = listed {
+            if V::EXHAUSTIVE && dir.blocked.is_none() {
+                self.visitor.unreadable_dir(&dir.full, &dir.rel, &e);
+            }
             return;
         }
         if !subdirs.is_empty() {
@@ -196,11 +442,44 @@ impl<'m> Walk<'m> {
             scope.spawn(move |scope| self.visit(scope, sub));
         }
     }
-}
 
-/// `os.DirEntry.is_dir()` for a link: does it point at a directory?
-fn is_dir_following(dir: &OwnedFd, name: &[u8]) -> bool {
-    sys::stat_at(dir, name, true).is_ok_and(|st| sys::is_dir_mode(&st))
+    fn is_pruned(&self, rel: &str) -> bool {
+        self.matchers
+            .ignore
+            .as_ref()
+            .is_some_and(|spec| spec.is_dir_ignored(rel))
+    }
+
+    fn view<'d>(&self, dir: &'d DirItem) -> DirView<'d> {
+        DirView {
+            full: &dir.full,
+            rel: &dir.rel,
+            blocked: dir.blocked.as_deref(),
+        }
+    }
+
+    /// A subdirectory item; `rel` is filled in here only for blocked parents.
+    fn child(
+        &self,
+        dir: &DirItem,
+        separator: &[u8],
+        name: &[u8],
+        blocked: Option<Arc<Blocked>>,
+    ) -> DirItem {
+        DirItem {
+            full: [&dir.full[..], separator, name].concat(),
+            rel: if dir.blocked.is_some() {
+                join_rel(&dir.rel, name)
+            } else {
+                String::new()
+            },
+            depth: dir.depth + separator.len() as i64,
+            parent: None,
+            listed_by_reference: dir.blocked.is_none(),
+            blocked,
+            quiet: dir.quiet,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -238,7 +517,7 @@ mod tests {
         assert_eq!(relative.len(), 6 * 4 * 4);
         // Take every slot, so that each directory is opened by its full path.
         let mut taken = Vec::new();
-        while let Some(held) = HeldParent::try_hold(sys::open(b"/", libc::O_RDONLY).unwrap()) {
+        while let Some(held) = HeldParent::try_hold(sys::open_dir(b"/", false).unwrap()) {
             taken.push(held);
         }
         assert!(taken.len() <= MAX_HELD_PARENTS);
