@@ -1,25 +1,25 @@
 //! Many roots, each with the configuration the host would give it.
 //!
-//! [`Batch::plan`] resolves every root's configuration (see
-//! [`crate::project`]) and compiles one [`Scanner`] per distinct
-//! configuration, so a thousand roots without project files still share one
-//! set of compiled patterns. [`Batch::run`] then does any per-root work on
-//! the shared rayon pool and hands results out in input order as soon as
-//! they are ready, with at most a window of roots in flight, so memory grows
-//! with the window, not with the number of roots.
+//! [`Batch::plan`] compiles the configuration every root starts from (the
+//! defaults, `--config`, the flags); [`Batch::run`] then works on the roots
+//! on the shared rayon pool, resolving each root's own configuration (see
+//! [`crate::project`]) as it starts, sharing one compiled [`Scanner`] per
+//! distinct configuration, and hands results out in input order as soon as
+//! they are ready. At most a window of roots is in flight, so memory grows
+//! with the window, not with the number of roots, and a sink that stops
+//! (its output is gone) stops the batch without resolving the rest.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-
-use rayon::prelude::*;
-
-use crate::ordered::in_input_order;
+use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, LoadNotes};
 use crate::discover::path::abspath_of;
 use crate::error::{Error, RootError};
-use crate::project::{ConfigSource, Resolved, Resolver};
+use crate::ordered::in_input_order;
+use crate::project::{ConfigSource, Resolver};
 use crate::scan::{RootScan, Scanner};
 
 /// One root of a batch and the configuration decided for it.
@@ -31,57 +31,61 @@ pub struct PlannedRoot {
     pub source: ConfigSource,
     /// What loading that file found (unknown keys, lines, `A0_SET_` values).
     pub notes: LoadNotes,
-    /// The index of its scanner, or why it has none.
-    scanner: Result<usize, RootError>,
+    /// Its compiled scanner, or why it has none.
+    scanner: Result<Arc<Scanner>, RootError>,
 }
 
 impl PlannedRoot {
-    /// Why this root cannot be scanned (a broken project configuration), if so.
-    pub fn error(&self) -> Option<&RootError> {
-        self.scanner.as_ref().err()
+    /// The scanner (and so the configuration) of this root, unless its
+    /// configuration is broken.
+    pub fn scanner(&self) -> Result<&Scanner, &RootError> {
+        self.scanner.as_deref()
     }
 }
 
-/// Roots with their resolved configurations and compiled scanners.
+/// Roots, the rule that decides their configurations, and the scanners
+/// compiled so far.
 #[derive(Debug)]
 pub struct Batch {
-    scanners: Vec<Scanner>,
-    roots: Vec<PlannedRoot>,
+    roots: Vec<PathBuf>,
+    resolver: Resolver,
+    cwd: Option<OsString>,
+    scanners: Mutex<HashMap<Config, Arc<Scanner>>>,
 }
 
 impl Batch {
-    /// Resolves each root's configuration with `resolver` and compiles the
-    /// distinct ones. Fails, before anything is walked, only when the
-    /// configuration every root starts from (defaults, `--config`, flags)
-    /// is one the reference rejects; a root whose own project file is
-    /// broken gets a [`RootError`] and the others go on.
-    pub fn plan<P: AsRef<Path> + Sync>(roots: &[P], resolver: &Resolver) -> Result<Batch, Error> {
-        let mut scanners: Vec<Scanner> = Vec::new();
-        let mut index: HashMap<Config, usize> = HashMap::new();
+    /// Prepares `roots` with `resolver`. Fails, before anything is walked,
+    /// only when the configuration every root starts from (defaults,
+    /// `--config`, flags) is one the reference rejects; the error names the
+    /// configuration file and line, or the environment variable, the bad
+    /// value came from. A root whose own project file is broken gets a
+    /// [`RootError`] when its turn comes, and the others go on.
+    pub fn plan<P: AsRef<Path>>(roots: &[P], resolver: &Resolver) -> Result<Batch, RootError> {
         let mut base = resolver.base.clone();
         resolver.overrides.apply(&mut base);
-        scanner_index(&mut scanners, &mut index, base)?;
-        let cwd = std::env::current_dir().ok().map(PathBuf::into_os_string);
-        let resolved: Vec<Result<Resolved, Error>> = roots
-            .par_iter()
-            .map(|root| {
-                let abs = abspath_of(root.as_ref(), cwd.as_deref().map(|c| c.as_bytes()));
-                resolver.resolve(abs.as_deref())
-            })
-            .collect();
-        let mut planned = Vec::with_capacity(roots.len());
-        for (root, resolved) in roots.iter().zip(resolved) {
-            let root = root.as_ref().to_path_buf();
-            planned.push(match resolved {
-                Ok(resolved) => PlannedRoot {
-                    root,
-                    scanner: scanner_index(&mut scanners, &mut index, resolved.config)
-                        .map_err(|e| RootError::new(&e, &resolved.source, &resolved.notes)),
-                    source: resolved.source,
-                    notes: resolved.notes,
-                },
-                Err(e) => PlannedRoot {
-                    root,
+        let scanner = Scanner::new(base.clone())
+            .map_err(|e| RootError::new(&e, &resolver.base_source, &resolver.base_notes))?;
+        Ok(Batch {
+            roots: roots.iter().map(|r| r.as_ref().to_path_buf()).collect(),
+            resolver: resolver.clone(),
+            cwd: std::env::current_dir().ok().map(PathBuf::into_os_string),
+            scanners: Mutex::new(HashMap::from([(base, Arc::new(scanner))])),
+        })
+    }
+
+    /// The roots, in input order.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Decides `root`'s configuration and finds (or compiles) its scanner.
+    pub fn plan_root(&self, root: &Path) -> PlannedRoot {
+        let abs = abspath_of(root, self.cwd.as_deref().map(|c| c.as_bytes()));
+        let resolved = match self.resolver.resolve(abs.as_deref()) {
+            Ok(resolved) => resolved,
+            Err(e) => {
+                return PlannedRoot {
+                    root: root.to_path_buf(),
                     source: ConfigSource::Default,
                     notes: LoadNotes::default(),
                     scanner: Err(RootError::new(
@@ -89,24 +93,30 @@ impl Batch {
                         &ConfigSource::Default,
                         &LoadNotes::default(),
                     )),
-                },
-            });
+                }
+            }
+        };
+        let scanner = self
+            .scanner_for(resolved.config)
+            .map_err(|e| RootError::new(&e, &resolved.source, &resolved.notes));
+        PlannedRoot {
+            root: root.to_path_buf(),
+            source: resolved.source,
+            notes: resolved.notes,
+            scanner,
         }
-        Ok(Batch {
-            scanners,
-            roots: planned,
-        })
     }
 
-    /// The planned roots, in input order.
-    pub fn roots(&self) -> &[PlannedRoot] {
-        &self.roots
-    }
-
-    /// The scanner (and so the configuration) of `root`, unless its
-    /// configuration is broken.
-    pub fn scanner<'a>(&'a self, root: &'a PlannedRoot) -> Result<&'a Scanner, &'a RootError> {
-        root.scanner.as_ref().map(|&i| &self.scanners[i])
+    /// The scanner for `config`, compiled on first use.
+    fn scanner_for(&self, config: Config) -> Result<Arc<Scanner>, Error> {
+        // A poisoned lock only means another root panicked mid-insert; the map is intact.
+        let mut scanners = self.scanners.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(scanner) = scanners.get(&config) {
+            return Ok(Arc::clone(scanner));
+        }
+        let scanner = Arc::new(Scanner::new(config.clone())?);
+        scanners.insert(config, Arc::clone(&scanner));
+        Ok(scanner)
     }
 
     /// Runs `work` for every root that has a scanner on the rayon pool and
@@ -120,12 +130,16 @@ impl Batch {
     ) {
         in_input_order(
             &self.roots,
-            |i, root| match self.scanner(root) {
-                Ok(scanner) => work(i, root, scanner)
-                    .map_err(|e| RootError::new(&e, &root.source, &root.notes)),
-                Err(e) => Err(e.clone()),
+            |i, root| {
+                let planned = self.plan_root(root);
+                let outcome = match planned.scanner() {
+                    Ok(scanner) => work(i, &planned, scanner)
+                        .map_err(|e| RootError::new(&e, &planned.source, &planned.notes)),
+                    Err(e) => Err(e.clone()),
+                };
+                (planned, outcome)
             },
-            |i, root, result| sink(i, root, result),
+            |i, _, (planned, outcome)| sink(i, &planned, outcome),
         );
     }
 
@@ -134,20 +148,6 @@ impl Batch {
     pub fn scan(&self, sink: impl FnMut(usize, &PlannedRoot, Result<RootScan, RootError>) -> bool) {
         self.run(|_, root, scanner| scanner.scan_detailed(&root.root), sink);
     }
-}
-
-/// The index of the scanner for `config`, compiling it on first use.
-fn scanner_index(
-    scanners: &mut Vec<Scanner>,
-    index: &mut HashMap<Config, usize>,
-    config: Config,
-) -> Result<usize, Error> {
-    if let Some(&i) = index.get(&config) {
-        return Ok(i);
-    }
-    scanners.push(Scanner::new(config.clone())?);
-    index.insert(config, scanners.len() - 1);
-    Ok(scanners.len() - 1)
 }
 
 #[cfg(test)]
@@ -169,9 +169,13 @@ mod tests {
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, r#"{"max_file_count": 1}"#).unwrap();
         let batch = Batch::plan(&[&a, &b, &c], &Resolver::default()).unwrap();
+        let mut sources = Vec::new();
+        batch.scan(|_, root, _| {
+            sources.push(root.source.clone());
+            true
+        });
         // The base configuration's scanner, and the project file's.
-        assert_eq!(batch.scanners.len(), 2);
-        let sources: Vec<_> = batch.roots().iter().map(|r| r.source.clone()).collect();
+        assert_eq!(batch.scanners.lock().unwrap().len(), 2);
         assert_eq!(
             sources,
             vec![

@@ -78,6 +78,73 @@ pub enum Disposition {
     NotReached,
 }
 
+/// What became of one discovered rule file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Included whole.
+    Ok,
+    /// Included, cut to fit.
+    Cropped,
+    /// Listed as skipped (fewer than 51 tokens of budget were left).
+    Skipped,
+    /// Empty or only whitespace: passed over.
+    Blank,
+    /// Could not be read.
+    Unreadable,
+    /// Never read: the budget was exhausted or `max_file_count` reached before it.
+    NotReached,
+    /// Read and counted, but its path alone no longer fit the budget.
+    OverBudget,
+}
+
+impl FileStatus {
+    /// The status of the candidate the budget pass gave `disposition`.
+    pub fn of(disposition: &Disposition, result: &ScanResult) -> FileStatus {
+        match disposition {
+            Disposition::Included(i) => match result.files.get(*i).map(|f| f.status) {
+                Some(Status::Ok) => FileStatus::Ok,
+                Some(Status::Cropped) => FileStatus::Cropped,
+                Some(Status::Skipped) | None => FileStatus::Skipped,
+            },
+            Disposition::Blank => FileStatus::Blank,
+            Disposition::Unreadable(_) => FileStatus::Unreadable,
+            Disposition::PathOverBudget { .. } => FileStatus::OverBudget,
+            Disposition::NotReached => FileStatus::NotReached,
+        }
+    }
+
+    /// The stable name (as in JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Ok => "ok",
+            FileStatus::Cropped => "cropped",
+            FileStatus::Skipped => "skipped",
+            FileStatus::Blank => "blank",
+            FileStatus::Unreadable => "unreadable",
+            FileStatus::NotReached => "not_reached",
+            FileStatus::OverBudget => "over_budget",
+        }
+    }
+
+    /// Whether the budget left the file out (`skipped`, `not_reached`, `over_budget`).
+    pub fn is_budget_skip(self) -> bool {
+        matches!(
+            self,
+            FileStatus::Skipped | FileStatus::NotReached | FileStatus::OverBudget
+        )
+    }
+}
+
+/// Tokens of a candidate's text in the section: the scan's `token_count`,
+/// 0 when it is not in `files`.
+pub fn tokens_included(disposition: &Disposition, result: &ScanResult) -> i64 {
+    match disposition {
+        Disposition::Included(i) => result.files.get(*i).map_or(0, |f| f.token_count),
+        _ => 0,
+    }
+}
+
 /// Facts about a candidate the pass read, for reports (not part of the reference output).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadFacts {

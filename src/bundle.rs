@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::audit::{tokens_included, FileStatus};
+use crate::budget::{tokens_included, FileStatus};
 use crate::config::Config;
 use crate::project::{ConfigSource, Resolver};
 use crate::read::{outcome_of, read_candidate_bytes};

@@ -146,9 +146,21 @@ impl RootError {
                 } else {
                     Key::NamePattern
                 };
+                // A value from the environment names its variable.
+                let from_env = notes
+                    .env
+                    .iter()
+                    .find(|v| v.key == key && v.applied && config_file.is_none())
+                    .map(|v| format!("from {}: ", v.variable))
+                    .unwrap_or_default();
+                let written = notes
+                    .source_of(key)
+                    .filter(|_| config_file.is_some())
+                    .map(|s| format!("`{}`: ", crate::config::shorten(&s.written)))
+                    .unwrap_or_default();
                 RootError {
                     kind: "pattern".to_string(),
-                    message: e.to_string(),
+                    message: format!("{from_env}{written}{e}"),
                     line: config_file.as_ref().and(notes.line_of(key)),
                     file: config_file,
                     key: Some(key.name().to_string()),
@@ -171,6 +183,8 @@ impl RootError {
         }
     }
 }
+
+impl std::error::Error for RootError {}
 
 impl fmt::Display for RootError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

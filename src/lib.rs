@@ -34,7 +34,7 @@ pub mod pystr;
 pub mod read;
 pub mod render;
 pub mod scan;
-pub mod sys;
+mod sys;
 pub mod tokenize;
 
 pub use budget::{FileEntry, ScanResult, Status};

@@ -319,16 +319,58 @@ fn a_failed_run_leaves_the_previous_bundle_intact() {
         cwd,
     );
     assert_eq!(o.status.code(), Some(2));
-    // A broken project file in one of the roots, likewise.
+    // So does an unreadable --config.
+    let o = promptinclude(
+        &["bundle", "--out", "out", "--config", "missing.json", "r1"],
+        cwd,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(fs::read(cwd.join("out/manifest.json")).unwrap(), before);
+    assert!(leftovers(cwd).is_empty(), "{:?}", leftovers(cwd));
+}
+
+#[test]
+fn a_broken_project_file_leaves_its_root_out_and_the_others_in() {
+    let ws = workspace();
+    let cwd = ws.path();
     write(
         &cwd.join("r2"),
         ".a0proj/plugins/_promptinclude/config.json",
         "{",
     );
-    let o = promptinclude(&["bundle", "--out", "out", "r1", "r2"], cwd);
+    let o = promptinclude(&["bundle", "--out", "out", "r0", "r1", "r2"], cwd);
     assert_eq!(o.status.code(), Some(2));
-    assert_eq!(fs::read(cwd.join("out/manifest.json")).unwrap(), before);
-    assert!(leftovers(cwd).is_empty(), "{:?}", leftovers(cwd));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("r2") && e.contains("config.json:1"), "{e}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(cwd.join("out/manifest.json")).unwrap()).unwrap();
+    let roots: Vec<&str> = manifest["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["root"].as_str().unwrap())
+        .collect();
+    assert_eq!(roots, ["r0", "r1"]);
+    assert_eq!(manifest["errors"][0]["root"], "r2");
+    assert_eq!(manifest["errors"][0]["error"]["kind"], "config");
+    // verify: the two bundled roots are current; the broken one is still an error.
+    let o = promptinclude(&["verify", "out"], cwd);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("0 of 2 roots stale"));
+    // Fixed, it scans now: stale, so the bundle should be rebuilt.
+    write(
+        &cwd.join("r2"),
+        ".a0proj/plugins/_promptinclude/config.json",
+        "{}",
+    );
+    let o = promptinclude(&["verify", "out"], cwd);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("r2: stale: not in the bundle"));
 }
 
 #[test]

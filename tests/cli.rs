@@ -49,7 +49,9 @@ fn malformed_and_mistyped_configs_name_file_line_and_key() {
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("typed.json:3: key `max_total_tokens`: expected an integer"),
+        e.contains(
+            "typed.json:3: key `max_total_tokens`: `\"lots\"`: str \"lots\", expected a number"
+        ),
         "{e}"
     );
 

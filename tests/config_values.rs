@@ -308,6 +308,32 @@ fn config_text(key: &str, form: &Form, before: usize) -> (String, usize) {
     }
 }
 
+/// Our output root by root: an error record (same root) where the oracle
+/// raises, the oracle's exact line where it returns.
+fn per_root_matches(oracle_out: &[u8], ours: &[u8]) -> bool {
+    let split = |b: &[u8]| -> Vec<Vec<u8>> {
+        b.split(|&c| c == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let (expected, got) = (split(oracle_out), split(ours));
+    expected.len() == got.len()
+        && expected.iter().zip(&got).all(|(e, g)| {
+            let ev: Option<serde_json::Value> = serde_json::from_slice(e).ok();
+            match ev {
+                Some(ev) if ev.get("raises").is_some() => {
+                    serde_json::from_slice::<serde_json::Value>(g)
+                        .ok()
+                        .is_some_and(|gv| {
+                            gv.get("error").is_some() && gv.get("root") == ev.get("root")
+                        })
+                }
+                _ => e == g,
+            }
+        })
+}
+
 /// Whether the oracle's output says the reference raises for some root.
 fn raises(oracle_out: &[u8]) -> Option<String> {
     oracle_out
@@ -324,7 +350,7 @@ fn raises(oracle_out: &[u8]) -> Option<String> {
 /// value may be shortened)?
 fn names_value(message: &str, literal: &str) -> bool {
     let text = literal.trim();
-    let mut shapes = vec![text.to_string()];
+    let mut shapes = vec![text.to_string(), text.replace('\n', "\\n")];
     for q in ['"', '\''] {
         if text.len() >= 2 && text.starts_with(q) && text.ends_with(q) {
             shapes.push(text[1..text.len() - 1].to_string());
@@ -401,13 +427,24 @@ impl Tally {
             }
             Some(exception) => {
                 self.raises += 1;
-                let one_line = stderr.ends_with('\n') && stderr.matches('\n').count() == 1;
-                let missing: Vec<&str> = must_name(&stderr)
-                    .into_iter()
+                // Either the whole run is refused before any walk (one stderr
+                // line, no output), or, where the reference raises only for
+                // some roots, those roots get error records and the others
+                // their exact output; every stderr line names what is asked.
+                let lines: Vec<&str> = stderr.lines().collect();
+                let refused_whole = out.stdout.is_empty() && lines.len() == 1;
+                let per_root = !out.stdout.is_empty() && per_root_matches(expected, &out.stdout);
+                let missing: Vec<&str> = lines
+                    .iter()
+                    .flat_map(|line| must_name(line))
                     .filter(|(_, ok)| !ok)
                     .map(|(what, _)| what)
                     .collect();
-                if out.status.code() != Some(2) || !one_line || !missing.is_empty() {
+                if out.status.code() != Some(2)
+                    || !stderr.ends_with('\n')
+                    || !(refused_whole || per_root)
+                    || !missing.is_empty()
+                {
                     self.failures.push(format!(
                         "{what}: the reference raises {exception}; we exit {}, stderr {:?}{}",
                         out.status,

@@ -248,12 +248,27 @@ fn broken_project_file_is_an_error_naming_it() {
     for cmd in ["scan", "render", "audit"] {
         let o = promptinclude(&[cmd, "."], dir.path());
         assert_eq!(o.status.code(), Some(2), "{cmd}");
-        assert!(o.stdout.is_empty(), "{cmd}: nothing scanned");
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(
-            e.contains("_promptinclude/config.json") && e.contains("max_depth"),
+            e.contains("_promptinclude/config.json:1")
+                && e.contains("max_depth")
+                && e.contains("\"deep\""),
             "{cmd}: {e}"
         );
+        assert_eq!(e.lines().count(), 1, "{cmd}: {e}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        match cmd {
+            // The root's error record instead of its result.
+            "scan" => {
+                let record: Value = serde_json::from_str(out.trim()).unwrap();
+                assert_eq!(record["root"], ".");
+                assert_eq!(record["error"]["kind"], "config");
+                assert_eq!(record["error"]["key"], "max_depth");
+                assert_eq!(record["error"]["line"], 1);
+            }
+            "render" => assert!(out.is_empty(), "no section for a broken root"),
+            _ => assert!(out.contains("error:"), "{out}"),
+        }
     }
     // Turned off, the broken file does not matter.
     let o = promptinclude(&["scan", "--no-project-config", "."], dir.path());

@@ -305,15 +305,28 @@ export default function promptinclude(pi: ExtensionAPI) {
 		const bundled = await fromBundle(cwd);
 		if (typeof bundled === "string") warn(ctx, bundled);
 		else if (bundled) return bundled;
-		const [section, scan] = await Promise.all([run(["render", cwd]), run(["scan", cwd])]);
-		if (!section.ok) {
-			warn(ctx, `${section.error}; the system prompt is left unchanged`);
+		// One walk per turn: the section and the scan record together.
+		const both = await run(["render", "--json", cwd]);
+		if (!both.ok) {
+			warn(ctx, `${both.error}; the system prompt is left unchanged`);
 			return undefined;
 		}
-		const parsed = scan.ok ? parseScan(scan.stdout) : undefined;
-		if (!parsed) warn(ctx, `${scan.error ?? "promptinclude scan printed no valid JSON"}; rule-file change notices are off`);
+		let section: unknown;
+		let parsed: ScanResult | undefined;
+		try {
+			const obj = JSON.parse(both.stdout) as { section?: unknown; scan?: unknown };
+			section = obj.section;
+			parsed = obj.scan === undefined ? undefined : parseScan(JSON.stringify(obj.scan));
+		} catch {
+			section = undefined;
+		}
+		if (typeof section !== "string") {
+			warn(ctx, "promptinclude render --json printed no valid JSON; the system prompt is left unchanged");
+			return undefined;
+		}
+		if (!parsed) warn(ctx, "promptinclude render --json printed no valid scan record; rule-file change notices are off");
 		const snapshot = parsed ? snapshotOf(path.resolve(cwd), parsed) : undefined;
-		return { section: section.stdout, snapshot, scan: parsed, source: "cli" };
+		return { section, snapshot, scan: parsed, source: "cli" };
 	};
 
 	/** The last snapshot recorded on the current session branch for this root. */

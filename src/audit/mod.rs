@@ -16,9 +16,11 @@ pub mod warnings;
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::budget::{path_cost, Disposition, ScanResult, Status};
+use crate::budget::{path_cost, Disposition, ScanResult};
+pub use crate::budget::{tokens_included, FileStatus};
+use crate::config::env::EnvValue;
 use crate::config::{Config, Key, LoadNotes, Number};
 use crate::discover::Candidate;
 use crate::error::Error;
@@ -34,73 +36,6 @@ use warnings::{
 
 /// The schema name carried by every JSON record of `promptinclude audit --json`.
 pub const SCHEMA: &str = "promptinclude.audit/1";
-
-/// What became of one discovered rule file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileStatus {
-    /// Included whole.
-    Ok,
-    /// Included, cut to fit.
-    Cropped,
-    /// Listed as skipped (fewer than 51 tokens of budget were left).
-    Skipped,
-    /// Empty or only whitespace: passed over.
-    Blank,
-    /// Could not be read.
-    Unreadable,
-    /// Never read: the budget was exhausted or `max_file_count` reached before it.
-    NotReached,
-    /// Read and counted, but its path alone no longer fit the budget.
-    OverBudget,
-}
-
-impl FileStatus {
-    /// The status of the candidate the budget pass gave `disposition`.
-    pub fn of(disposition: &Disposition, result: &ScanResult) -> FileStatus {
-        match disposition {
-            Disposition::Included(i) => match result.files.get(*i).map(|f| f.status) {
-                Some(Status::Ok) => FileStatus::Ok,
-                Some(Status::Cropped) => FileStatus::Cropped,
-                Some(Status::Skipped) | None => FileStatus::Skipped,
-            },
-            Disposition::Blank => FileStatus::Blank,
-            Disposition::Unreadable(_) => FileStatus::Unreadable,
-            Disposition::PathOverBudget { .. } => FileStatus::OverBudget,
-            Disposition::NotReached => FileStatus::NotReached,
-        }
-    }
-
-    /// The stable name (as in JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FileStatus::Ok => "ok",
-            FileStatus::Cropped => "cropped",
-            FileStatus::Skipped => "skipped",
-            FileStatus::Blank => "blank",
-            FileStatus::Unreadable => "unreadable",
-            FileStatus::NotReached => "not_reached",
-            FileStatus::OverBudget => "over_budget",
-        }
-    }
-
-    /// Whether the budget left the file out (`skipped`, `not_reached`, `over_budget`).
-    pub fn is_budget_skip(self) -> bool {
-        matches!(
-            self,
-            FileStatus::Skipped | FileStatus::NotReached | FileStatus::OverBudget
-        )
-    }
-}
-
-/// Tokens of a candidate's text in the section: the scan's `token_count`,
-/// 0 when it is not in `files`.
-pub fn tokens_included(disposition: &Disposition, result: &ScanResult) -> i64 {
-    match disposition {
-        Disposition::Included(i) => result.files.get(*i).map_or(0, |f| f.token_count),
-        _ => 0,
-    }
-}
 
 /// One discovered rule file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -164,6 +99,10 @@ pub struct RootAudit {
     pub config_source: ConfigSource,
     /// The configuration used.
     pub config: Config,
+    /// The `A0_SET_` environment values the defaults consulted (empty when a
+    /// file applied or none was set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvValue>,
     /// Every discovered rule file, in the scan's order.
     pub files: Vec<FileAudit>,
     /// Sums.
@@ -285,6 +224,7 @@ pub fn audit_root(
         abs_root: scan.abs_root.to_string_lossy().into_owned(),
         is_dir: scan.is_dir,
         config_source: source.clone(),
+        env: notes.env.clone(),
         config: config.clone(),
         files,
         totals,
@@ -356,28 +296,7 @@ fn root_warnings(
             ),
         });
     }
-    for key in Key::ALL {
-        let Some(value) = config.number(key) else {
-            continue;
-        };
-        let surprise = if value.is_bool() {
-            Some("a boolean, which Python counts as 0 or 1")
-        } else if value.is_float() {
-            Some("a float: Python compares it with the integer counts as it is (no rounding)")
-        } else if value.is_negative() {
-            Some("negative: nothing can fit under it")
-        } else {
-            None
-        };
-        if let Some(why) = surprise {
-            warnings.push(Warning {
-                kind: WarningKind::SurprisingValue,
-                path: config_file.clone(),
-                line: line_of(key),
-                message: format!("{} = {value} is {why}", key.name()),
-            });
-        }
-    }
+    warnings.extend(surprising_values(config, config_file.as_deref(), &line_of));
     for unknown in &notes.unknown_keys {
         warnings.push(Warning {
             kind: WarningKind::UnknownConfigKey,
@@ -402,6 +321,39 @@ fn root_warnings(
                 config.get(env.key)
             ),
         });
+    }
+    warnings
+}
+
+/// `surprising_value` warnings: limits that are legal but a float, a boolean
+/// or negative.
+fn surprising_values(
+    config: &Config,
+    config_file: Option<&str>,
+    line_of: &dyn Fn(Key) -> Option<usize>,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    for key in Key::ALL {
+        let Some(value) = config.number(key) else {
+            continue;
+        };
+        let surprise = if value.is_bool() {
+            Some("a boolean, which Python counts as 0 or 1")
+        } else if value.is_float() {
+            Some("a float: Python compares it with the integer counts as it is (no rounding)")
+        } else if value.is_negative() {
+            Some("negative: nothing can fit under it")
+        } else {
+            None
+        };
+        if let Some(why) = surprise {
+            warnings.push(Warning {
+                kind: WarningKind::SurprisingValue,
+                path: config_file.map(str::to_string),
+                line: line_of(key),
+                message: format!("{} = {value} is {why}", key.name()),
+            });
+        }
     }
     warnings
 }

@@ -4,6 +4,7 @@
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 use promptinclude::config::Number;
 
@@ -171,7 +172,8 @@ fn parse_profile(profile: &str) -> Result<String, String> {
 #[derive(Debug, Args, Clone)]
 pub struct RootArgs {
     /// Directories to scan. Default: the current directory (when no --roots-from).
-    #[arg(value_name = "ROOT")]
+    /// An empty ROOT is the current directory, as `os.path.abspath("")` is.
+    #[arg(value_name = "ROOT", value_parser = clap::builder::OsStringValueParser::new().map(PathBuf::from))]
     pub roots: Vec<PathBuf>,
     /// Read more roots from FILE, one per line ('-' = standard input).
     #[arg(long, value_name = "FILE")]
@@ -201,6 +203,11 @@ pub struct RenderArgs {
     /// Write one section file per root into DIR, plus DIR/index.json.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Print one JSON object `{"section": TEXT, "scan": RECORD}` instead of
+    /// the section: the section and the scan record from one walk (for
+    /// integrations that need both, such as the pi extension).
+    #[arg(long, conflicts_with = "out_dir")]
+    pub json: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,

@@ -278,6 +278,39 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
     };
     writeln!(out, "{}", paint.code("1", &title))?;
     writeln!(out, "config: {}", report.config_source)?;
+    for env in &report.env {
+        let verdict = if env.applied {
+            "applied"
+        } else {
+            "not an integer: ignored"
+        };
+        writeln!(out, "env: {}={:?} ({verdict})", env.variable, env.raw)?;
+    }
+    write_file_table(out, report, paint)?;
+    write_warnings(out, report, paint)?;
+    let t = &report.totals;
+    writeln!(
+        out,
+        "total: rule files {} (ok {}, cropped {}, skipped {}, blank {}, unreadable {}); \
+         tokens included {} of {} counted; budget used {} of {} ({}); warnings {}",
+        t.rule_files,
+        t.ok,
+        t.cropped,
+        t.skipped,
+        t.blank,
+        t.unreadable,
+        t.tokens_included,
+        t.tokens_counted,
+        t.budget_used,
+        report.config.max_total_tokens,
+        percent(t.budget_share),
+        t.warnings,
+    )?;
+    writeln!(out)
+}
+
+/// The table of a root's rule files (or "no rule files").
+fn write_file_table(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::io::Result<()> {
     let rows: Vec<[String; 4]> = report
         .files
         .iter()
@@ -346,6 +379,11 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
             )?;
         }
     }
+    Ok(())
+}
+
+/// A root's warnings, one line each, paths relative to the root.
+fn write_warnings(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::io::Result<()> {
     if !report.warnings.is_empty() {
         writeln!(out, "warnings:")?;
         let kind_w = report
@@ -370,25 +408,7 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
             writeln!(out, "  {}  {place}{}", paint.code("33", &kind), w.message)?;
         }
     }
-    let t = &report.totals;
-    writeln!(
-        out,
-        "total: rule files {} (ok {}, cropped {}, skipped {}, blank {}, unreadable {}); \
-         tokens included {} of {} counted; budget used {} of {} ({}); warnings {}",
-        t.rule_files,
-        t.ok,
-        t.cropped,
-        t.skipped,
-        t.blank,
-        t.unreadable,
-        t.tokens_included,
-        t.tokens_counted,
-        t.budget_used,
-        report.config.max_total_tokens,
-        percent(t.budget_share),
-        t.warnings,
-    )?;
-    writeln!(out)
+    Ok(())
 }
 
 fn write_summary(out: &mut impl Write, s: &Summary, paint: Paint) -> std::io::Result<()> {

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use promptinclude::batch::Batch;
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
-use promptinclude::render::{render, to_json_line};
+use promptinclude::render::{json_string, render, to_json_line};
 use promptinclude::RootError;
 use serde::Serialize;
 
@@ -113,27 +113,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
     let Some(out_dir) = &args.out_dir else {
-        let [planned] = batch.roots() else {
-            anyhow::bail!(
-                "render prints one root's section; give one ROOT, or --out-dir DIR for several"
-            );
-        };
-        let (scan, name_pattern) = match batch.scanner(planned) {
-            Err(e) => return Ok(report_root_error(&planned.root, e)),
-            Ok(scanner) => match scanner.scan_detailed(&planned.root) {
-                Ok(scan) => (scan, scanner.config().name_pattern.clone()),
-                Err(e) => {
-                    let e = RootError::new(&e, &planned.source, &planned.notes);
-                    return Ok(report_root_error(&planned.root, &e));
-                }
-            },
-        };
-        let status = check_root(scan.is_dir, &planned.root);
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
-        out.write_all(render(scan.result(), &name_pattern).as_bytes())?;
-        out.flush()?;
-        return Ok(status);
+        return render_one(&batch, args.json);
     };
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
@@ -179,6 +159,42 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     failure?;
     let index = serde_json::to_vec_pretty(&serde_json::json!({ "roots": index }))?;
     write_atomic(&out_dir.join("index.json"), &index)?;
+    Ok(status)
+}
+
+/// `promptinclude render ROOT`: one root's section (or `--json`) on stdout.
+fn render_one(batch: &Batch, json: bool) -> Result<ExitStatus> {
+    let [root] = batch.roots() else {
+        anyhow::bail!(
+            "render prints one root's section; give one ROOT, or --out-dir DIR for several"
+        );
+    };
+    let planned = &batch.plan_root(root);
+    let (scan, name_pattern) = match planned.scanner() {
+        Err(e) => return Ok(report_root_error(&planned.root, e)),
+        Ok(scanner) => match scanner.scan_detailed(&planned.root) {
+            Ok(scan) => (scan, scanner.config().name_pattern.clone()),
+            Err(e) => {
+                let e = RootError::new(&e, &planned.source, &planned.notes);
+                return Ok(report_root_error(&planned.root, &e));
+            }
+        },
+    };
+    let status = check_root(scan.is_dir, &planned.root);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let section = render(scan.result(), &name_pattern);
+    if json {
+        writeln!(
+            out,
+            "{{\"section\": {}, \"scan\": {}}}",
+            json_string(&section),
+            to_json_line(scan.result())
+        )?;
+    } else {
+        out.write_all(section.as_bytes())?;
+    }
+    out.flush()?;
     Ok(status)
 }
 

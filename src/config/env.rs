@@ -74,11 +74,16 @@ pub fn from_process(name: &str) -> Option<String> {
     std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
 }
 
-/// Python's `int(text.strip())` for ASCII digits: an optional sign, digits
-/// with single underscores between them, surrounding whitespace stripped.
-/// `None` where Python raises `ValueError`.
+/// Python's `int(text.strip())`: an optional sign, decimal digits (any
+/// script's, as Python accepts `"١٢٠"`) with single underscores between
+/// them, surrounding whitespace stripped. `None` where Python raises
+/// `ValueError`.
 pub fn py_int(text: &str) -> Option<Number> {
-    let t = crate::pystr::py_strip(text);
+    let ascii: String = crate::pystr::py_strip(text)
+        .chars()
+        .map(|c| decimal_value(c).map_or(c, |d| char::from(b'0' + d)))
+        .collect();
+    let t = ascii.as_str();
     let (negative, body) = match t.as_bytes().first()? {
         b'-' => (true, &t[1..]),
         b'+' => (false, &t[1..]),
@@ -92,6 +97,26 @@ pub fn py_int(text: &str) -> Option<Number> {
     let digits = body.replace('_', "");
     (well_formed && digits.len() <= super::json::MAX_INT_DIGITS)
         .then(|| Number::from_digits(negative, &digits, 10))
+}
+
+/// The value of a Unicode decimal digit (general category Nd). Such
+/// digits come in runs of ten consecutive code points, 0 to 9, so the value
+/// is the distance from the start of the run, modulo 10.
+fn decimal_value(c: char) -> Option<u8> {
+    static ND: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let nd = ND.get_or_init(|| regex::Regex::new(r"^\p{Nd}$").expect("static pattern"));
+    let is_nd = |c: char| nd.is_match(c.encode_utf8(&mut [0; 4]));
+    if c.is_ascii() || !is_nd(c) {
+        return c.to_digit(10).map(|d| d as u8);
+    }
+    let mut start = c as u32;
+    while let Some(prev) = start.checked_sub(1).and_then(char::from_u32) {
+        if !is_nd(prev) {
+            break;
+        }
+        start -= 1;
+    }
+    Some(((c as u32 - start) % 10) as u8)
 }
 
 #[cfg(test)]
@@ -150,6 +175,9 @@ mod tests {
             ("", None),
             ("0x10", None),
             ("\u{a0}42\u{3000}", Some("42")),
+            ("١٢٠", Some("120")),
+            ("𝟙𝟚", Some("12")),
+            ("½", None),
         ] {
             assert_eq!(
                 py_int(text).map(|n| n.to_string()).as_deref(),

@@ -62,6 +62,7 @@ impl<'a> Parser<'a> {
     fn error_at(&self, pos: usize, message: &str) -> SyntaxError {
         SyntaxError {
             line: Some(self.line_of(pos)),
+            key: None,
             message: format!("malformed JSON: {message}"),
         }
     }

@@ -266,7 +266,7 @@ impl Config {
         .map_err(|e| ConfigError {
             file: None,
             line: e.line,
-            key: None,
+            key: e.key,
             message: e.message,
         })?;
         let mut config = base.clone();
@@ -347,6 +347,8 @@ pub struct Entry {
 pub struct SyntaxError {
     /// 1-based line, where known.
     pub line: Option<usize>,
+    /// The top-level key whose value the loader rejects, if any.
+    pub key: Option<String>,
     /// What is wrong.
     pub message: String,
 }
@@ -385,9 +387,11 @@ pub struct KeySource {
     pub written: String,
 }
 
-/// `text`, cut to 60 characters for a one-line message.
+/// `text` for a one-line message: line breaks shown as `\n`, cut to 60
+/// characters.
 pub fn shorten(text: &str) -> String {
-    let text = text.trim();
+    let text = text.trim().replace('\n', "\\n").replace('\r', "\\r");
+    let text = text.as_str();
     if text.chars().count() <= 60 {
         text.to_string()
     } else {

@@ -23,18 +23,18 @@ use super::{Entry, SyntaxError};
 /// Parses a YAML document whose top level must be a mapping (or empty,
 /// which PyYAML loads as `None` and the host treats as `{}`).
 pub fn parse_mapping(text: &str) -> Result<Vec<Entry>, SyntaxError> {
-    let mut builder = Builder::default();
-    let mut parser = Parser::new_from_str(text);
-    parser.load(&mut builder, true).map_err(|e| SyntaxError {
-        line: Some(e.marker().line()),
-        message: format!("malformed YAML: {}", e.info()),
-    })?;
-    if let Some(err) = builder.error {
-        return Err(err);
-    }
+    let builder = match build(text) {
+        // PyYAML turns `"\udcff"` into a lone surrogate; yaml-rust2 refuses
+        // it. Retry with such escapes spelled as their stand-ins.
+        Err(e) if e.message.contains("invalid Unicode character escape") => {
+            build(&surrogate_escapes_as_stand_ins(text)).map_err(|_| e)?
+        }
+        other => other?,
+    };
     let mut documents = builder.documents;
     if documents.len() > 1 {
         return Err(SyntaxError {
+            key: None,
             line: Some(documents[1].line),
             message: "malformed YAML: expected a single document in the stream".to_string(),
         });
@@ -45,11 +45,22 @@ pub fn parse_mapping(text: &str) -> Result<Vec<Entry>, SyntaxError> {
     match root.kind {
         NodeKind::Map(pairs, _) => {
             let mut entries = Vec::new();
-            for (key, value) in flatten(pairs)? {
+            let pairs = flatten(pairs)?;
+            for (i, (key, value)) in pairs.iter().enumerate() {
                 let line = key.line;
-                let written = written_at(text, &value);
-                let key = construct(&key)?;
-                let value = construct(&value)?;
+                let written = written_between(text, key, pairs.get(i + 1).map(|(k, _)| k));
+                let key = construct(key)?;
+                let value = construct(value).map_err(|mut e| {
+                    if let Value::Str(name) = &key {
+                        e.message = format!("`{}`: {}", super::shorten(&written), e.message);
+                        if super::Key::from_name(name).is_some() {
+                            e.key = Some(name.clone());
+                        } else {
+                            e.message = format!("key {name:?}: {}", e.message);
+                        }
+                    }
+                    e
+                })?;
                 match key {
                     Value::Str(key) => entries.push(Entry {
                         key,
@@ -60,6 +71,7 @@ pub fn parse_mapping(text: &str) -> Result<Vec<Entry>, SyntaxError> {
                     // A key that is not a string is never one of ours.
                     Value::List(_) | Value::Map(_) => {
                         return Err(SyntaxError {
+                            key: None,
                             line: Some(line),
                             message: "malformed YAML: found unhashable key".to_string(),
                         })
@@ -71,20 +83,71 @@ pub fn parse_mapping(text: &str) -> Result<Vec<Entry>, SyntaxError> {
         }
         NodeKind::Scalar { .. } if matches!(construct(&root)?, Value::Null) => Ok(Vec::new()),
         _ => Err(SyntaxError {
+            key: None,
             line: Some(root.line),
             message: "expected a mapping at the top level".to_string(),
         }),
     }
 }
 
-/// The source text of `node`: the rest of its first line.
-fn written_at(text: &str, node: &Node) -> String {
-    text.lines()
-        .nth(node.line.saturating_sub(1))
-        .map(|line| line.chars().skip(node.col).collect::<String>())
-        .unwrap_or_default()
-        .trim()
-        .to_string()
+/// The value of the entry whose key is `key` as written: the source after
+/// the key and its `:`, up to where the `next` key starts (or the end).
+fn written_between(text: &str, key: &Node, next: Option<&Node>) -> String {
+    let offset = |line: usize, col: usize| -> usize {
+        let start: usize = text
+            .split_inclusive('\n')
+            .take(line.saturating_sub(1))
+            .map(str::len)
+            .sum();
+        let rest = &text[start.min(text.len())..];
+        start + rest.char_indices().nth(col).map_or(rest.len(), |(i, _)| i)
+    };
+    let from = offset(key.line, key.col);
+    let to = next.map_or(text.len(), |n| offset(n.line, n.col)).max(from);
+    let entry = &text[from..to];
+    // Past the key: a quoted key up to its closing quote, then the `:`.
+    let after_key = match entry.chars().next() {
+        Some(q @ ('"' | '\'')) => entry[1..].find(q).map_or(entry.len(), |i| i + 2),
+        _ => 0,
+    };
+    let rest = &entry[after_key.min(entry.len())..];
+    let value = rest.find(':').map_or(rest, |i| &rest[i + 1..]);
+    value.trim().to_string()
+}
+
+/// Parses `text` into documents.
+fn build(text: &str) -> Result<Builder, SyntaxError> {
+    let mut builder = Builder::default();
+    let mut parser = Parser::new_from_str(text);
+    parser.load(&mut builder, true).map_err(|e| SyntaxError {
+        key: None,
+        line: Some(e.marker().line()),
+        message: format!("malformed YAML: {}", e.info()),
+    })?;
+    match builder.error.take() {
+        Some(err) => Err(err),
+        None => Ok(builder),
+    }
+}
+
+/// Rewrites each `\uXXXX` escape of a surrogate (D800–DFFF) as the `\U`
+/// escape of its stand-in (see [`super::value::lone_surrogate_stand_in`]),
+/// leaving escaped backslashes alone.
+fn surrogate_escapes_as_stand_ins(text: &str) -> String {
+    static ESCAPE: OnceLock<Regex> = OnceLock::new();
+    let re = ESCAPE.get_or_init(|| {
+        Regex::new(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})").expect("static pattern")
+    });
+    re.replace_all(text, |c: &regex::Captures| {
+        let slashes = &c[1];
+        if slashes.len() % 2 == 0 {
+            return c[0].to_string();
+        }
+        let code = u32::from_str_radix(&c[2], 16).unwrap_or(0xD800);
+        let stand_in = super::value::lone_surrogate_stand_in(code) as u32;
+        format!("{}U{stand_in:08X}", &slashes[..slashes.len()])
+    })
+    .into_owned()
 }
 
 /// A parsed node (aliases already replaced by what they refer to).
@@ -184,6 +247,7 @@ impl MarkedEventReceiver for Builder {
                 Some(node) => self.finish(node, 0),
                 None => {
                     self.error.get_or_insert(SyntaxError {
+                        key: None,
                         line: Some(line),
                         message: "malformed YAML: found undefined alias".to_string(),
                     });
@@ -234,6 +298,7 @@ fn flatten(pairs: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, SyntaxError> {
 
 fn merge_error(line: usize) -> SyntaxError {
     SyntaxError {
+        key: None,
         line: Some(line),
         message: "malformed YAML: expected a mapping or list of mappings for merging".to_string(),
     }
@@ -287,6 +352,7 @@ fn implicit_tag(text: &str) -> &'static str {
 /// PyYAML's `SafeConstructor` for one node.
 fn construct(node: &Node) -> Result<Value, SyntaxError> {
     let fail = |message: String| SyntaxError {
+        key: None,
         line: Some(node.line),
         message: format!("malformed YAML: {message}"),
     };
@@ -600,6 +666,22 @@ mod tests {
         ] {
             assert!(parse_mapping(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_like_pyyaml() {
+        let e = parse_mapping("k: \"a\\udcffb\"\nj: '\\udcff'\n").unwrap();
+        assert_eq!(e[0].value, Value::Str("a\u{10FFFF}b".into()));
+        assert_eq!(e[1].value, Value::Str("\\udcff".into()));
+    }
+
+    #[test]
+    fn errors_name_the_key_and_value() {
+        let err = parse_mapping("a: 1\nmax_depth: !!python/none ''\n").unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("max_depth"));
+        assert!(err.message.contains("!!python/none ''"), "{}", err.message);
+        let e = parse_mapping("k: 'build/\n  sub/'\nz: 1\n").unwrap();
+        assert_eq!(e[0].written, "'build/\n  sub/'");
     }
 
     #[test]

@@ -26,11 +26,18 @@
 
 use regex::{Regex, RegexBuilder};
 
-use super::gitwildmatch::{parse_python_class, push_class, push_literal, ClassToken, NEVER};
+use super::pyregex::{parse_python_class, push_class, push_literal, ClassToken, NEVER};
 
 /// Size limit for a compiled name pattern (the default limit could reject long patterns
 /// that Python accepts).
 const SIZE_LIMIT: usize = 1 << 28;
+
+/// The longest name a pattern is ever matched against, in the bytes of its
+/// matching form: NAME_MAX (255) bytes, each at most 4 bytes once an
+/// undecodable byte becomes its stand-in. A pattern that needs more can
+/// never match, and is not compiled (a 300,000-`?` pattern would exceed any
+/// sane regex size limit, where the reference simply returns).
+const MAX_NAME_MATCH_BYTES: usize = 4 * 255;
 
 /// A compiled `fnmatch` name pattern.
 #[derive(Debug, Clone)]
@@ -44,6 +51,8 @@ pub struct NamePattern {
 /// The matching strategy chosen for a pattern.
 #[derive(Debug, Clone)]
 enum Matcher {
+    /// Needs more characters than any file name has (NAME_MAX is 255 bytes).
+    Never,
     /// The pattern is only `*`s: every name matches.
     Any,
     /// No wildcard at all: the name must equal the literal.
@@ -66,12 +75,19 @@ impl NamePattern {
     pub fn new(pattern: &str) -> Result<NamePattern, regex::Error> {
         let matcher = match fast_path(pattern) {
             Some(m) => m,
-            None => Matcher::Regex(
-                RegexBuilder::new(&translate(pattern))
-                    .size_limit(SIZE_LIMIT)
-                    .dfa_size_limit(SIZE_LIMIT)
-                    .build()?,
-            ),
+            None => {
+                let source = translate(pattern);
+                if crate::discover::needs_more_than(&source, MAX_NAME_MATCH_BYTES) {
+                    Matcher::Never
+                } else {
+                    Matcher::Regex(
+                        RegexBuilder::new(&source)
+                            .size_limit(SIZE_LIMIT)
+                            .dfa_size_limit(SIZE_LIMIT)
+                            .build()?,
+                    )
+                }
+            }
         };
         Ok(NamePattern {
             pattern: pattern.to_string(),
@@ -84,6 +100,7 @@ impl NamePattern {
     pub fn is_match(&self, name: &str) -> bool {
         match &self.matcher {
             Matcher::Any => true,
+            Matcher::Never => false,
             Matcher::Exact(lit) => name == lit,
             Matcher::Suffix(lit) => name.ends_with(lit.as_str()),
             Matcher::Prefix(lit) => name.starts_with(lit.as_str()),

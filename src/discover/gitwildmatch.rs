@@ -41,6 +41,8 @@ use std::fmt;
 
 use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+
+use super::pyregex::{parse_python_class, push_class, push_literal, ClassToken, NEVER};
 use regex_syntax::hir::{Hir, HirKind};
 
 use crate::pystr::{py_rstrip, py_splitlines, py_strip};
@@ -55,6 +57,11 @@ const DIR_MARK_OPT: &str = r"(?:/|\n?\z)";
 /// Size limit for the compiled regexes. Real pattern lists are tiny; this only keeps a
 /// pathological line from failing where Python (which has no limit) would succeed.
 const SIZE_LIMIT: usize = 1 << 29;
+
+/// The longest relative path a pattern is matched against where the
+/// reference returns: below PATH_MAX (4096) bytes, each at most 4 bytes in
+/// its matching form.
+const MAX_PATH_MATCH_BYTES: usize = 4 * 4096;
 
 /// One line of the pattern list, compiled.
 #[derive(Debug, Clone)]
@@ -207,7 +214,12 @@ impl IgnoreSpec {
                     line_number,
                     text: line.to_string(),
                     negated: t.negated,
-                    regex: t.regex,
+                    // A pattern that needs a longer path than any the
+                    // reference can walk never matches: it decides nothing,
+                    // like a no-op line, and is not compiled.
+                    regex: t
+                        .regex
+                        .filter(|r| !crate::discover::needs_more_than(r, MAX_PATH_MATCH_BYTES)),
                 }),
                 Err(failure) => {
                     return Err(PatternError {
@@ -638,90 +650,6 @@ fn translate_segment_glob(
         return Err(SegmentError::Dangling);
     }
     Ok(())
-}
-
-/// A Rust regex that never matches (an empty class).
-pub(crate) const NEVER: &str = r"[^\x{0}-\x{10FFFF}]";
-
-/// Appends `c` as a literal.
-pub(crate) fn push_literal(out: &mut String, c: char) {
-    let mut buf = [0u8; 4];
-    out.push_str(&regex::escape(c.encode_utf8(&mut buf)));
-}
-
-/// One token of Python class text: a character, and whether it was written with a
-/// backslash (an escaped `]` or `-` has no special meaning).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ClassToken {
-    /// The character the token stands for.
-    pub(crate) c: char,
-    /// Whether the token was `\c` in the Python text.
-    pub(crate) escaped: bool,
-}
-
-/// Parses the body of a Python `re` character class, the tokens after `[` and an
-/// optional `^`, up to and including the closing `]`, exactly as CPython 3.11's
-/// `re._parser` does for literal tokens: a `]` closes the class only once the set is
-/// non-empty; `a-b` is a range unless `b` is the closing `]` (then `-` is literal);
-/// a range with `hi < lo` is `re.error: bad character range`.
-///
-/// Returns the inclusive `(lo, hi)` ranges, or the `re.error` message.
-pub(crate) fn parse_python_class(tokens: &[ClassToken]) -> Result<Vec<(char, char)>, String> {
-    let text = |t: &ClassToken| {
-        if t.escaped {
-            format!("\\{}", t.c)
-        } else {
-            t.c.to_string()
-        }
-    };
-    let unescaped = |t: Option<&ClassToken>, c: char| t.is_some_and(|t| !t.escaped && t.c == c);
-    let mut items: Vec<(char, char)> = Vec::new();
-    let mut k = 0;
-    loop {
-        let Some(this) = tokens.get(k) else {
-            return Err("unterminated character set".to_string());
-        };
-        k += 1;
-        if unescaped(Some(this), ']') && !items.is_empty() {
-            return Ok(items);
-        }
-        if unescaped(tokens.get(k), '-') {
-            k += 1;
-            let Some(that) = tokens.get(k) else {
-                return Err("unterminated character set".to_string());
-            };
-            k += 1;
-            if unescaped(Some(that), ']') {
-                items.push((this.c, this.c));
-                items.push(('-', '-'));
-                return Ok(items);
-            }
-            if that.c < this.c {
-                return Err(format!("bad character range {}-{}", text(this), text(that)));
-            }
-            items.push((this.c, that.c));
-        } else {
-            items.push((this.c, this.c));
-        }
-    }
-}
-
-/// Appends a Rust class with the given members; `negate` gives `[^…]`, which (as in
-/// Python) also matches `/` and `\n`.
-pub(crate) fn push_class(out: &mut String, negate: bool, items: &[(char, char)]) {
-    use std::fmt::Write as _;
-    out.push('[');
-    if negate {
-        out.push('^');
-    }
-    for &(lo, hi) in items {
-        if lo == hi {
-            let _ = write!(out, "\\x{{{:X}}}", u32::from(lo));
-        } else {
-            let _ = write!(out, "\\x{{{:X}}}-\\x{{{:X}}}", u32::from(lo), u32::from(hi));
-        }
-    }
-    out.push(']');
 }
 
 #[cfg(test)]

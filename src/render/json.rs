@@ -2,52 +2,75 @@
 //! `json.dumps(..., ensure_ascii=False)`: `", "` and `": "` separators, only
 //! `"`, `\` and control characters escaped.
 
-use std::io;
+use std::fmt::Write as _;
 
-use serde::Serialize;
+use crate::budget::ScanResult;
 
-/// serde_json formatter with Python's default separators.
-struct PythonFormatter;
-
-impl serde_json::ser::Formatter for PythonFormatter {
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
+/// The scan record of `result` as one line in Python's `json.dumps` style
+/// (`{"root": …, "files": […], "skipped_count": N}`), without the newline.
+///
+/// Written directly rather than through serde, so there is no failure path:
+/// every field is a string or an integer.
+pub fn to_json_line(result: &ScanResult) -> String {
+    let mut out = String::with_capacity(
+        64 + result.root.len()
+            + result
+                .files
+                .iter()
+                .map(|f| f.path.len() + f.content.len() + 64)
+                .sum::<usize>(),
+    );
+    out.push_str("{\"root\": ");
+    push_json_str(&mut out, &result.root);
+    out.push_str(", \"files\": [");
+    for (i, file) in result.files.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
         }
+        out.push_str("{\"path\": ");
+        push_json_str(&mut out, &file.path);
+        out.push_str(", \"content\": ");
+        push_json_str(&mut out, &file.content);
+        let _ = write!(
+            out,
+            ", \"token_count\": {}, \"status\": \"{}\"}}",
+            file.token_count,
+            file.status.as_str()
+        );
     }
-
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
-    }
-
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        w.write_all(b": ")
-    }
+    let _ = write!(out, "], \"skipped_count\": {}}}", result.skipped_count);
+    out
 }
 
-/// Serializes `value` as one line in Python's `json.dumps` style, without the newline.
-pub fn to_json_line<T: Serialize + ?Sized>(value: &T) -> String {
-    let mut out = Vec::with_capacity(256);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
-    // Serializing plain structs of strings and integers into a Vec cannot fail.
-    if value.serialize(&mut ser).is_err() {
-        return String::from("null");
+/// `s` as a JSON string, as [`to_json_line`] writes strings.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_str(&mut out, s);
+    out
+}
+
+/// Appends `s` as a JSON string the way Python's `json.dumps` with
+/// `ensure_ascii=False` writes it: `"` and `\` escaped, the short escapes
+/// for backspace, form feed, newline, carriage return and tab, `\u00XX` for
+/// the other control characters below U+0020, everything else as it is.
+fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
     }
-    String::from_utf8(out).unwrap_or_default()
+    out.push('"');
 }
 
 #[cfg(test)]

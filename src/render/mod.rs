@@ -4,5 +4,5 @@
 pub mod json;
 pub mod text;
 
-pub use json::to_json_line;
+pub use json::{json_string, to_json_line};
 pub use text::render;

@@ -38,13 +38,6 @@ use std::os::fd::OwnedFd;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, CWD};
 
-/// The backend in use: `"linux-getdents64"` or `"portable-readdir"`.
-pub const BACKEND: &str = if cfg!(all(target_os = "linux", not(feature = "portable-walk"))) {
-    "linux-getdents64"
-} else {
-    "portable-readdir"
-};
-
 /// The system's `PATH_MAX`, counting the terminating NUL: a path of this many
 /// bytes or more cannot be handed to the kernel in one call (4096 on Linux).
 pub const PATH_MAX: usize = libc::PATH_MAX as usize;
