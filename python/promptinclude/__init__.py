@@ -87,8 +87,8 @@ def scan_promptinclude_files(
       ``GitIgnorePatternError`` is a ``ValueError``); ``re.error`` for a
       reversed range such as ``[z-a]``;
     * ``OverflowError`` / ``ValueError``: where the reference's cropping
-      arithmetic raises (e.g. ``max_file_tokens=float("inf")`` or ``nan``
-      when a file must be cropped).
+      arithmetic raises (e.g. ``max_file_tokens=float("-inf")`` when a file
+      must be cropped).
     """
     return _native.scan(
         root,

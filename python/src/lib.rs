@@ -214,12 +214,31 @@ fn function_defaults() -> Config {
 }
 
 /// A `Config` from the six values (in `Key::ALL` order).
+///
+/// Checked in the reference's order: it builds the gitignore spec first (a
+/// wrong `gitignore` or an invalid line raises before anything else), then
+/// uses the other values.
 fn config_from_values(values: [&Bound<'_, PyAny>; 6]) -> PyResult<Config> {
     let mut config = function_defaults();
-    for (key, obj) in Key::ALL.into_iter().zip(values) {
-        config.set(key, accept(key, obj)?);
+    let pairs: Vec<(Key, &Bound<'_, PyAny>)> = Key::ALL.into_iter().zip(values).collect();
+    for (key, obj) in pairs.iter().filter(|(k, _)| *k == Key::Gitignore) {
+        set_gitignore_first(&mut config, *key, obj)?;
+    }
+    for (key, obj) in pairs.iter().filter(|(k, _)| *k != Key::Gitignore) {
+        config.set(*key, accept(*key, obj)?);
     }
     Ok(config)
+}
+
+/// Accepts `gitignore` and compiles it, raising what the reference's
+/// `_build_ignore_spec` raises (its first step).
+fn set_gitignore_first(config: &mut Config, key: Key, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let setting = accept(key, obj)?;
+    if let Setting::Text(text) = &setting {
+        IgnoreSpec::from_gitignore_text(text).map_err(|e| pattern_error(obj.py(), &e))?;
+    }
+    config.set(key, setting);
+    Ok(())
 }
 
 /// A `Config` from an optional dict holding any of the six keys.
@@ -231,6 +250,9 @@ fn config_from_dict(config: Option<&Bound<'_, PyAny>>) -> PyResult<Config> {
     let dict = config.cast::<PyDict>().map_err(|_| {
         PyTypeError::new_err("config must be a dict with any of the six keys, or None")
     })?;
+    if let Some(value) = dict.get_item("gitignore")? {
+        set_gitignore_first(&mut out, Key::Gitignore, &value)?;
+    }
     for (name, value) in dict.iter() {
         let name_str: String = name.extract().map_err(|_| {
             PyTypeError::new_err(format!("config keys must be str, not {}", name.get_type()))
@@ -241,7 +263,9 @@ fn config_from_dict(config: Option<&Bound<'_, PyAny>>) -> PyResult<Config> {
                 Key::known_names()
             ))
         })?;
-        out.set(key, accept(key, &value)?);
+        if key != Key::Gitignore {
+            out.set(key, accept(key, &value)?);
+        }
     }
     Ok(out)
 }
