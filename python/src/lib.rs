@@ -508,12 +508,19 @@ fn audit<'py>(
     let root = root_path(root)?;
     let outcome = py.detach(|| {
         let scanner = Scanner::new(config)?;
-        let report = audit_root(&scanner, &root, &ConfigSource::Default, &LoadNotes::default())?;
+        let report = audit_root(
+            &scanner,
+            &root,
+            &ConfigSource::Default,
+            &LoadNotes::default(),
+        )?;
         Ok::<_, Error>(serde_json::to_string(&report))
     });
     match outcome {
         Ok(Ok(json)) => json_to_py(py, &json),
-        Ok(Err(e)) => Err(PyRuntimeError::new_err(format!("cannot serialise the audit: {e}"))),
+        Ok(Err(e)) => Err(PyRuntimeError::new_err(format!(
+            "cannot serialise the audit: {e}"
+        ))),
         Err(e) => Err(to_py_err(py, e)),
     }
 }
@@ -570,7 +577,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(check_ignore, m)?)?;
-    m.add("DEFAULT_GITIGNORE", promptinclude::config::DEFAULT_GITIGNORE)?;
+    m.add(
+        "DEFAULT_GITIGNORE",
+        promptinclude::config::DEFAULT_GITIGNORE,
+    )?;
     m.add("AUDIT_SCHEMA", promptinclude::audit::SCHEMA)?;
     Ok(())
 }
