@@ -7,6 +7,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use promptinclude::audit::audit_root;
 use promptinclude::budget::{Disposition, FileEntry, ScanResult, Status};
@@ -235,10 +236,43 @@ fn config_from_values(values: [&Bound<'_, PyAny>; 6]) -> PyResult<Config> {
 fn set_gitignore_first(config: &mut Config, key: Key, obj: &Bound<'_, PyAny>) -> PyResult<()> {
     let setting = accept(key, obj)?;
     if let Setting::Text(text) = &setting {
-        IgnoreSpec::from_gitignore_text(text).map_err(|e| pattern_error(obj.py(), &e))?;
+        if !cached_scanner_has_gitignore(text) {
+            IgnoreSpec::from_gitignore_text(text).map_err(|e| pattern_error(obj.py(), &e))?;
+        }
     }
     config.set(key, setting);
     Ok(())
+}
+
+/// The last compiled scanner, with the current directory it was made in
+/// (it resolves relative roots against it): Agent Zero scans with the same
+/// configuration every turn, and compiling the patterns costs more than
+/// scanning a small project.
+type CachedScanner = (Config, Option<PathBuf>, Arc<Scanner>);
+static LAST_SCANNER: Mutex<Option<CachedScanner>> = Mutex::new(None);
+
+/// Whether the cached scanner was compiled from this gitignore text (so it is valid).
+fn cached_scanner_has_gitignore(text: &str) -> bool {
+    let cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
+    cache.as_ref().is_some_and(|(c, _, _)| c.gitignore == text)
+}
+
+/// A compiled scanner for `config` (the cached one when the configuration and the
+/// current directory are the same).
+fn scanner_for(config: Config) -> Result<Arc<Scanner>, Error> {
+    let cwd = std::env::current_dir().ok();
+    {
+        let cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((c, d, scanner)) = cache.as_ref() {
+            if *c == config && *d == cwd {
+                return Ok(Arc::clone(scanner));
+            }
+        }
+    }
+    let scanner = Arc::new(Scanner::new(config.clone())?);
+    let mut cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
+    *cache = Some((config, cwd, Arc::clone(&scanner)));
+    Ok(scanner)
 }
 
 /// A `Config` from an optional dict holding any of the six keys.
@@ -407,7 +441,7 @@ fn scan<'py>(
         gitignore,
     ])?;
     let root = root_path(root)?;
-    let outcome = py.detach(|| Scanner::new(config).and_then(|s| s.scan_detailed(&root)));
+    let outcome = py.detach(|| scanner_for(config).and_then(|s| s.scan_detailed(&root)));
     match outcome {
         Ok(scan) => result_to_py(py, &scan),
         Err(e) => Err(to_py_err(py, e)),
@@ -453,7 +487,7 @@ fn scan_many<'py>(
     }
     let outcome = py.detach(|| {
         on_pool(threads, || {
-            let scanner = Scanner::new(config)?;
+            let scanner = scanner_for(config)?;
             let mut results: Vec<Result<RootScan, Error>> = Vec::with_capacity(paths.len());
             promptinclude::ordered::in_input_order(
                 &paths,
@@ -507,7 +541,7 @@ fn audit<'py>(
     let config = config_from_dict(config)?;
     let root = root_path(root)?;
     let outcome = py.detach(|| {
-        let scanner = Scanner::new(config)?;
+        let scanner = scanner_for(config)?;
         let report = audit_root(
             &scanner,
             &root,
