@@ -16,6 +16,11 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterable, List, Optional, Union
 
+try:
+    from typing import Literal, TypedDict
+except ImportError:  # pragma: no cover
+    from typing_extensions import Literal, TypedDict  # type: ignore
+
 from . import _native
 
 __all__ = [
@@ -26,6 +31,8 @@ __all__ = [
     "check_ignore",
     "DEFAULT_CONFIG",
     "DEFAULT_GITIGNORE",
+    "FileEntry",
+    "ScanResult",
 ]
 
 __version__ = "0.1.0"
@@ -47,6 +54,22 @@ DEFAULT_CONFIG: Dict[str, Any] = {
 StrPath = Union[str, "os.PathLike[str]"]
 
 
+class FileEntry(TypedDict):
+    """One included rule file (the reference's ``FileEntry``)."""
+
+    path: str
+    content: str
+    token_count: int
+    status: Literal["ok", "cropped", "skipped"]
+
+
+class ScanResult(TypedDict):
+    """What a scan returns (the reference's ``ScanResult``)."""
+
+    files: List[FileEntry]
+    skipped_count: int
+
+
 def scan_promptinclude_files(
     root: StrPath,
     *,
@@ -56,7 +79,7 @@ def scan_promptinclude_files(
     max_file_count: int = 50,
     max_total_tokens: int = 8000,
     gitignore: str = "",
-) -> Dict[str, Any]:
+) -> ScanResult:
     """Scan ``root`` for rule files, exactly as Agent Zero's Prompt Include does.
 
     Finds files whose *name* matches ``name_pattern`` (``fnmatch``) in
@@ -105,7 +128,7 @@ def scan_many(
     roots: Iterable[StrPath],
     config: Optional[Dict[str, Any]] = None,
     threads: Optional[int] = None,
-) -> List[Dict[str, Any]]:
+) -> List[ScanResult]:
     """Scan many roots in parallel; one result per root, in input order.
 
     ``config`` is a dict with any of the six keyword arguments of
@@ -119,7 +142,7 @@ def scan_many(
     return _native.scan_many(list(roots), config, threads)
 
 
-def render(result: Dict[str, Any], name_pattern: str = "*.promptinclude.md") -> str:
+def render(result: ScanResult, name_pattern: str = "*.promptinclude.md") -> str:
     """The system-prompt section Agent Zero builds from a scan ``result``.
 
     Byte for byte what the plugin's extension and prompt templates produce
