@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Applies scanner-shim.patch to an Agent Zero checkout (or installation):
+#   integrations/agent-zero/apply.sh /path/to/agent-zero      (e.g. /a0 in the Docker image)
+# Idempotent: does nothing if the shim is already there.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+a0="${1:?usage: apply.sh AGENT_ZERO_DIR}"
+scanner="$a0/plugins/_promptinclude/helpers/scanner.py"
+[ -f "$scanner" ] || { echo "apply.sh: no $scanner" >&2; exit 2; }
+if grep -q '^    from promptinclude import scan_promptinclude_files' "$scanner"; then
+  echo "apply.sh: the shim is already in $scanner"
+  exit 0
+fi
+if command -v patch >/dev/null; then
+  patch -p1 -N -d "$a0" < "$here/scanner-shim.patch"
+else
+  git -C "$a0" apply "$here/scanner-shim.patch"
+fi
+echo "apply.sh: patched $scanner"

@@ -1,0 +1,620 @@
+//! `promptinclude._native`: the Rust side of the Python package.
+//!
+//! The public functions (signatures, defaults, docstrings) live in
+//! `promptinclude/__init__.py`; this module converts Python values with the
+//! reference's semantics, runs the library with the GIL released and builds
+//! the reference's plain dicts, lists, `str`s and `int`s.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use promptinclude::audit::audit_root;
+use promptinclude::budget::{Disposition, FileEntry, ScanResult, Status};
+use promptinclude::config::number::ArithmeticError as ArithmeticErrorKind;
+use promptinclude::config::{Config, Key, KeyKind, LoadNotes, Setting, Value};
+use promptinclude::discover::gitwildmatch::{IgnoreSpec, PatternError, PatternErrorKind};
+use promptinclude::project::ConfigSource;
+use promptinclude::pystr::STAND_IN_BASE;
+use promptinclude::scan::RootScan;
+use promptinclude::{Error, Scanner};
+use pyo3::exceptions::{
+    PyAttributeError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+
+// ------------------------------------------------------------------
+// Python text <-> Rust text (lone surrogates as the library's stand-ins)
+// ------------------------------------------------------------------
+
+/// A Python `str` as the library's text: lone surrogates U+DC80..U+DCFF (what
+/// `surrogateescape` makes of undecodable bytes) become the library's
+/// stand-ins, so patterns match file names exactly as in Python.
+fn rust_text(s: &Bound<'_, PyString>) -> PyResult<String> {
+    if let Ok(text) = s.extract::<String>() {
+        return Ok(text);
+    }
+    let encoded = s.call_method1("encode", ("utf-32-le", "surrogatepass"))?;
+    let bytes = encoded.cast::<PyBytes>()?.as_bytes();
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| {
+            let code = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            char::from_u32(code)
+                .unwrap_or_else(|| promptinclude::config::value::lone_surrogate_stand_in(code))
+        })
+        .collect())
+}
+
+/// Library text back to a Python `str`: stand-ins become lone surrogates again.
+fn py_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let is_stand_in = |c: char| (STAND_IN_BASE + 0x80..=STAND_IN_BASE + 0xFF).contains(&(c as u32));
+    if !text.chars().any(is_stand_in) {
+        return Ok(PyString::new(py, text).into_any());
+    }
+    let mut utf32 = Vec::with_capacity(text.len() * 4);
+    for c in text.chars() {
+        let code = if is_stand_in(c) {
+            0xDC00 + (c as u32 - STAND_IN_BASE)
+        } else {
+            c as u32
+        };
+        utf32.extend_from_slice(&code.to_le_bytes());
+    }
+    PyBytes::new(py, &utf32).call_method1("decode", ("utf-32-le", "surrogatepass"))
+}
+
+/// A full path as Python's `os.walk` + `os.path.join` print it: `os.fsdecode`
+/// of its bytes (undecodable bytes as lone surrogates).
+fn py_path<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(PyString::new(py, text).into_any()),
+        Err(_) => py
+            .import("os")?
+            .call_method1("fsdecode", (PyBytes::new(py, bytes),)),
+    }
+}
+
+/// `root` (str or os.PathLike[str]) as the bytes the reference walks.
+fn root_path(root: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
+    let py = root.py();
+    let os = py.import("os")?;
+    let path = os.call_method1("fspath", (root,))?;
+    if !path.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "root must be str or os.PathLike[str], not {} (the reference cannot match \
+             bytes names against a str name_pattern)",
+            path.get_type().name()?
+        )));
+    }
+    let encoded = os.call_method1("fsencode", (path,))?;
+    let bytes = encoded.cast::<PyBytes>()?.as_bytes();
+    Ok(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
+}
+
+// ------------------------------------------------------------------
+// Configuration values with Python semantics
+// ------------------------------------------------------------------
+
+/// A Python object as a configuration [`Value`] (`None`: not a value the
+/// library models; the caller decides from its truthiness).
+fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+    use promptinclude::config::Number;
+    if obj.is_none() {
+        return Ok(Some(Value::Null));
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Some(Value::Number(Number::Bool(obj.is_truthy()?))));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(v) = obj.extract::<i64>() {
+            return Ok(Some(Value::Number(Number::int(v))));
+        }
+        // An int subclass prints like int through int.__repr__.
+        let digits: String = py_int_repr(obj)?;
+        return Ok(Number::parse_decimal_int(&digits).map(Value::Number));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Some(Value::Number(Number::Float(obj.extract::<f64>()?))));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Some(Value::Str(rust_text(s)?)));
+    }
+    if obj.is_instance_of::<PyList>() {
+        return Ok(Some(Value::List(obj.len()?)));
+    }
+    if obj.is_instance_of::<PyDict>() {
+        return Ok(Some(Value::Map(obj.len()?)));
+    }
+    Ok(None)
+}
+
+fn py_int_repr(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    let py = obj.py();
+    let int_type = py.get_type::<PyInt>();
+    int_type.call_method1("__repr__", (obj,))?.extract()
+}
+
+/// Checks `obj` for `key` as the reference would use it; raises the
+/// exception type the reference raises (eagerly: it raises only once the
+/// value is first used, which we document).
+fn accept(key: Key, obj: &Bound<'_, PyAny>) -> PyResult<Setting> {
+    let type_name = obj.get_type().name()?.to_string();
+    let repr = obj
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let repr = if repr.chars().count() > 60 {
+        format!("{}...", repr.chars().take(60).collect::<String>())
+    } else {
+        repr
+    };
+    let value = to_value(obj)?;
+    if key.kind() == KeyKind::Lines {
+        if let Ok(b) = obj.cast::<PyBytes>() {
+            // bytes has .strip(): all-whitespace bytes are "no patterns"; any other
+            // bytes raise TypeError at `.startswith("#")`.
+            if b.call_method0("strip")?.is_truthy()? {
+                return Err(PyTypeError::new_err(format!(
+                    "gitignore must be a str, not bytes ({repr}): the reference raises \
+                     TypeError (bytes.startswith with a str)"
+                )));
+            }
+            return Ok(Setting::Text(String::new()));
+        }
+        if value.is_none() {
+            if obj.is_truthy()? {
+                return Err(PyAttributeError::new_err(format!(
+                    "gitignore must be a str or a false value, not {type_name} ({repr}): \
+                     the reference raises AttributeError ('{type_name}' object has no \
+                     attribute 'strip')"
+                )));
+            }
+            return Ok(Setting::Text(String::new()));
+        }
+    }
+    let Some(value) = value else {
+        return Err(PyTypeError::new_err(match key.kind() {
+            KeyKind::Number => format!(
+                "{} must be an int, float or bool, not {type_name} ({repr}): the reference \
+                 raises TypeError comparing it with an int",
+                key.name()
+            ),
+            _ => format!(
+                "{} must be a str, not {type_name} ({repr}): the reference raises TypeError \
+                 in fnmatch",
+                key.name()
+            ),
+        }));
+    };
+    key.accept(value).map_err(|why| match key.kind() {
+        KeyKind::Lines => PyAttributeError::new_err(format!(
+            "gitignore must be a str or a false value, not {type_name} ({repr}): the reference \
+             raises AttributeError ('{type_name}' object has no attribute 'strip')"
+        )),
+        KeyKind::Number => PyTypeError::new_err(format!(
+            "{} must be an int, float or bool, not {type_name} ({repr}): the reference raises \
+             TypeError comparing it with an int",
+            key.name()
+        )),
+        KeyKind::Text => PyTypeError::new_err(format!(
+            "{} must be a str, not {type_name} ({repr}): {why}",
+            key.name()
+        )),
+    })
+}
+
+/// The scan's defaults: `scan_promptinclude_files`'s keyword defaults (no
+/// gitignore patterns).
+fn function_defaults() -> Config {
+    Config {
+        gitignore: String::new(),
+        ..Config::default()
+    }
+}
+
+/// A `Config` from the six values (in `Key::ALL` order).
+///
+/// Checked in the reference's order: it builds the gitignore spec first (a
+/// wrong `gitignore` or an invalid line raises before anything else), then
+/// uses the other values.
+fn config_from_values(values: [&Bound<'_, PyAny>; 6]) -> PyResult<Config> {
+    let mut config = function_defaults();
+    let pairs: Vec<(Key, &Bound<'_, PyAny>)> = Key::ALL.into_iter().zip(values).collect();
+    for (key, obj) in pairs.iter().filter(|(k, _)| *k == Key::Gitignore) {
+        set_gitignore_first(&mut config, *key, obj)?;
+    }
+    for (key, obj) in pairs.iter().filter(|(k, _)| *k != Key::Gitignore) {
+        config.set(*key, accept(*key, obj)?);
+    }
+    Ok(config)
+}
+
+/// Accepts `gitignore` and compiles it, raising what the reference's
+/// `_build_ignore_spec` raises (its first step).
+fn set_gitignore_first(config: &mut Config, key: Key, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let setting = accept(key, obj)?;
+    if let Setting::Text(text) = &setting {
+        if !cached_scanner_has_gitignore(text) {
+            IgnoreSpec::from_gitignore_text(text).map_err(|e| pattern_error(obj.py(), &e))?;
+        }
+    }
+    config.set(key, setting);
+    Ok(())
+}
+
+/// The last compiled scanner, with the current directory it was made in
+/// (it resolves relative roots against it): Agent Zero scans with the same
+/// configuration every turn, and compiling the patterns costs more than
+/// scanning a small project.
+type CachedScanner = (Config, Option<PathBuf>, Arc<Scanner>);
+static LAST_SCANNER: Mutex<Option<CachedScanner>> = Mutex::new(None);
+
+/// Whether the cached scanner was compiled from this gitignore text (so it is valid).
+fn cached_scanner_has_gitignore(text: &str) -> bool {
+    let cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
+    cache.as_ref().is_some_and(|(c, _, _)| c.gitignore == text)
+}
+
+/// A compiled scanner for `config` (the cached one when the configuration and the
+/// current directory are the same).
+fn scanner_for(config: Config) -> Result<Arc<Scanner>, Error> {
+    let cwd = std::env::current_dir().ok();
+    {
+        let cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((c, d, scanner)) = cache.as_ref() {
+            if *c == config && *d == cwd {
+                return Ok(Arc::clone(scanner));
+            }
+        }
+    }
+    let scanner = Arc::new(Scanner::new(config.clone())?);
+    let mut cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
+    *cache = Some((config, cwd, Arc::clone(&scanner)));
+    Ok(scanner)
+}
+
+/// A `Config` from an optional dict holding any of the six keys.
+fn config_from_dict(config: Option<&Bound<'_, PyAny>>) -> PyResult<Config> {
+    let mut out = function_defaults();
+    let Some(config) = config.filter(|c| !c.is_none()) else {
+        return Ok(out);
+    };
+    let dict = config.cast::<PyDict>().map_err(|_| {
+        PyTypeError::new_err("config must be a dict with any of the six keys, or None")
+    })?;
+    if let Some(value) = dict.get_item("gitignore")? {
+        set_gitignore_first(&mut out, Key::Gitignore, &value)?;
+    }
+    for (name, value) in dict.iter() {
+        let name_str: String = name.extract().map_err(|_| {
+            PyTypeError::new_err(format!("config keys must be str, not {}", name.get_type()))
+        })?;
+        let key = Key::from_name(&name_str).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown config key {name_str:?} (known: {})",
+                Key::known_names()
+            ))
+        })?;
+        if key != Key::Gitignore {
+            out.set(key, accept(key, &value)?);
+        }
+    }
+    Ok(out)
+}
+
+// ------------------------------------------------------------------
+// Errors
+// ------------------------------------------------------------------
+
+fn pattern_error(py: Python<'_>, e: &PatternError) -> PyErr {
+    let message = format!("invalid gitignore pattern: {e}");
+    match e.kind {
+        // pathspec's GitIgnorePatternError is a ValueError.
+        PatternErrorKind::InvalidPattern => PyValueError::new_err(message),
+        // Python's re.error, exactly as the reference raises it.
+        PatternErrorKind::BadCharacterRange => match py
+            .import("re")
+            .and_then(|re| re.getattr("error"))
+            .and_then(|cls| cls.call1((message.clone(),)))
+        {
+            Ok(instance) => PyErr::from_value(instance),
+            Err(err) => err,
+        },
+    }
+}
+
+fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
+    match e {
+        Error::Pattern(p) => pattern_error(py, &p),
+        Error::NamePattern(msg) => PyValueError::new_err(format!("invalid name_pattern: {msg}")),
+        Error::Config(c) => PyValueError::new_err(format!("invalid configuration: {c}")),
+        Error::Raised(r) => {
+            let message = format!("{}: {r}", r.path);
+            match r.error {
+                ArithmeticErrorKind::Overflow => PyOverflowError::new_err(message),
+                ArithmeticErrorKind::NotANumber => PyValueError::new_err(message),
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------
+// Results as the reference's plain objects
+// ------------------------------------------------------------------
+
+/// `{"files": [{"path", "content", "token_count", "status"}], "skipped_count"}`
+/// with paths exactly as Python prints them.
+fn result_to_py<'py>(py: Python<'py>, scan: &RootScan) -> PyResult<Bound<'py, PyDict>> {
+    let result = scan.result();
+    let mut paths: Vec<Option<&[u8]>> = vec![None; result.files.len()];
+    for (candidate, disposition) in scan.candidates.iter().zip(&scan.allocation.dispositions) {
+        if let Disposition::Included(i) = disposition {
+            if let Some(slot) = paths.get_mut(*i) {
+                *slot = Some(candidate.as_bytes());
+            }
+        }
+    }
+    let files = PyList::empty(py);
+    for (entry, raw) in result.files.iter().zip(paths) {
+        let item = PyDict::new(py);
+        match raw {
+            Some(bytes) => item.set_item("path", py_path(py, bytes)?)?,
+            None => item.set_item("path", &entry.path)?,
+        }
+        item.set_item("content", &entry.content)?;
+        item.set_item("token_count", entry.token_count)?;
+        item.set_item("status", entry.status.as_str())?;
+        files.append(item)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("files", files)?;
+    out.set_item("skipped_count", result.skipped_count)?;
+    Ok(out)
+}
+
+/// A scan result dict (as `scan_promptinclude_files` returns) back to the library's.
+fn result_from_py(obj: &Bound<'_, PyAny>) -> PyResult<ScanResult> {
+    let files_obj = obj.get_item("files")?;
+    let mut files = Vec::new();
+    for item in files_obj.try_iter()? {
+        let item = item?;
+        let text = |key: &str| -> PyResult<String> {
+            let value = item.get_item(key)?;
+            let s = value
+                .cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err(format!("files[].{key} must be a str")))?;
+            rust_text(s)
+        };
+        let status = match text("status")?.as_str() {
+            "ok" => Status::Ok,
+            "cropped" => Status::Cropped,
+            "skipped" => Status::Skipped,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "files[].status must be \"ok\", \"cropped\" or \"skipped\", not {other:?}"
+                )))
+            }
+        };
+        files.push(FileEntry {
+            path: text("path")?,
+            content: text("content")?,
+            token_count: item.get_item("token_count")?.extract()?,
+            status,
+        });
+    }
+    Ok(ScanResult {
+        root: String::new(),
+        files,
+        skipped_count: obj.get_item("skipped_count")?.extract()?,
+    })
+}
+
+fn json_to_py<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (json,))
+}
+
+// ------------------------------------------------------------------
+// The functions
+// ------------------------------------------------------------------
+
+/// The reference's scan of one root (see `promptinclude.scan_promptinclude_files`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn scan<'py>(
+    py: Python<'py>,
+    root: &Bound<'py, PyAny>,
+    name_pattern: &Bound<'py, PyAny>,
+    max_depth: &Bound<'py, PyAny>,
+    max_file_tokens: &Bound<'py, PyAny>,
+    max_file_count: &Bound<'py, PyAny>,
+    max_total_tokens: &Bound<'py, PyAny>,
+    gitignore: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config = config_from_values([
+        name_pattern,
+        max_depth,
+        max_file_tokens,
+        max_file_count,
+        max_total_tokens,
+        gitignore,
+    ])?;
+    let root = root_path(root)?;
+    let outcome = py.detach(|| scanner_for(config).and_then(|s| s.scan_detailed(&root)));
+    match outcome {
+        Ok(scan) => result_to_py(py, &scan),
+        Err(e) => Err(to_py_err(py, e)),
+    }
+}
+
+/// Runs `f` on a pool of `threads` threads, or on the global pool.
+fn on_pool<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R, String> {
+    match threads {
+        None => Ok(f()),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(|pool| pool.install(f))
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn threads_arg(threads: Option<i64>) -> PyResult<Option<usize>> {
+    match threads {
+        None => Ok(None),
+        Some(n) if n >= 1 => Ok(Some(n as usize)),
+        Some(n) => Err(PyValueError::new_err(format!(
+            "threads must be at least 1, not {n}"
+        ))),
+    }
+}
+
+/// Many roots, one configuration, in parallel; results in input order.
+#[pyfunction]
+#[pyo3(signature = (roots, config=None, threads=None))]
+fn scan_many<'py>(
+    py: Python<'py>,
+    roots: &Bound<'py, PyAny>,
+    config: Option<&Bound<'py, PyAny>>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyList>> {
+    let config = config_from_dict(config)?;
+    let threads = threads_arg(threads)?;
+    let mut paths = Vec::new();
+    for root in roots.try_iter()? {
+        paths.push(root_path(&root?)?);
+    }
+    let outcome = py.detach(|| {
+        on_pool(threads, || {
+            let scanner = scanner_for(config)?;
+            let mut results: Vec<Result<RootScan, Error>> = Vec::with_capacity(paths.len());
+            promptinclude::ordered::in_input_order(
+                &paths,
+                |_, root: &PathBuf| scanner.scan_detailed(root),
+                |_, _, result| {
+                    let failed = result.is_err();
+                    results.push(result);
+                    !failed
+                },
+            );
+            Ok::<_, Error>(results)
+        })
+    });
+    let results = outcome
+        .map_err(PyRuntimeError::new_err)?
+        .map_err(|e| to_py_err(py, e))?;
+    let out = PyList::empty(py);
+    for result in results {
+        match result {
+            Ok(scan) => out.append(result_to_py(py, &scan)?)?,
+            Err(e) => return Err(to_py_err(py, e)),
+        }
+    }
+    Ok(out)
+}
+
+/// The system-prompt section for a scan result.
+#[pyfunction]
+#[pyo3(signature = (result, name_pattern))]
+fn render<'py>(
+    py: Python<'py>,
+    result: &Bound<'py, PyAny>,
+    name_pattern: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let result = result_from_py(result)?;
+    let Setting::Text(pattern) = accept(Key::NamePattern, name_pattern)? else {
+        return Err(PyTypeError::new_err("name_pattern must be a str"));
+    };
+    let text = py.detach(|| promptinclude::render(&result, &pattern));
+    py_text(py, &text)
+}
+
+/// The audit of one root as plain objects (the `RootAudit` JSON).
+#[pyfunction]
+#[pyo3(signature = (root, config=None))]
+fn audit<'py>(
+    py: Python<'py>,
+    root: &Bound<'py, PyAny>,
+    config: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let config = config_from_dict(config)?;
+    let root = root_path(root)?;
+    let outcome = py.detach(|| {
+        let scanner = scanner_for(config)?;
+        let report = audit_root(
+            &scanner,
+            &root,
+            &ConfigSource::Default,
+            &LoadNotes::default(),
+        )?;
+        Ok::<_, Error>(serde_json::to_string(&report))
+    });
+    match outcome {
+        Ok(Ok(json)) => json_to_py(py, &json),
+        Ok(Err(e)) => Err(PyRuntimeError::new_err(format!(
+            "cannot serialise the audit: {e}"
+        ))),
+        Err(e) => Err(to_py_err(py, e)),
+    }
+}
+
+/// Which pattern decides each path, like `git check-ignore -v`.
+#[pyfunction]
+#[pyo3(signature = (paths, gitignore))]
+fn check_ignore<'py>(
+    py: Python<'py>,
+    paths: &Bound<'py, PyAny>,
+    gitignore: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let Setting::Text(text) = accept(Key::Gitignore, gitignore)? else {
+        return Err(PyTypeError::new_err("gitignore must be a str"));
+    };
+    let spec = IgnoreSpec::from_gitignore_text(&text).map_err(|e| pattern_error(py, &e))?;
+    let out = PyList::empty(py);
+    for path in paths.try_iter()? {
+        let path = path?;
+        let text = path
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err("paths must be str (relative, '/'-separated)"))
+            .and_then(rust_text)?;
+        let (rel, is_dir) = match text.strip_suffix('/') {
+            Some(rel) if !rel.is_empty() => (rel, true),
+            _ => (text.as_str(), false),
+        };
+        let (ignored, pattern) = match &spec {
+            Some(spec) => spec.explain(rel, is_dir),
+            None => (false, None),
+        };
+        let record = PyDict::new(py);
+        record.set_item("path", &path)?;
+        record.set_item("ignored", ignored)?;
+        match pattern {
+            Some(p) => {
+                record.set_item("pattern", py_text(py, &p.text)?)?;
+                record.set_item("line", p.line_number)?;
+            }
+            None => {
+                record.set_item("pattern", py.None())?;
+                record.set_item("line", py.None())?;
+            }
+        }
+        out.append(record)?;
+    }
+    Ok(out)
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_many, m)?)?;
+    m.add_function(wrap_pyfunction!(render, m)?)?;
+    m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(check_ignore, m)?)?;
+    m.add(
+        "DEFAULT_GITIGNORE",
+        promptinclude::config::DEFAULT_GITIGNORE,
+    )?;
+    m.add("AUDIT_SCHEMA", promptinclude::audit::SCHEMA)?;
+    Ok(())
+}

@@ -1,0 +1,82 @@
+"""The functions beyond the reference, checked against the CLI's fixtures."""
+
+import inspect
+import json
+import os
+
+import pytest
+
+import promptinclude
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLE = os.path.join(REPO, "fixtures", "trees", "example")
+
+
+def test_signature_and_docs_match_the_reference():
+    sig = inspect.signature(promptinclude.scan_promptinclude_files)
+    assert [(p.name, p.kind.name, p.default) for p in sig.parameters.values()] == [
+        ("root", "POSITIONAL_OR_KEYWORD", inspect.Parameter.empty),
+        ("name_pattern", "KEYWORD_ONLY", "*.promptinclude.md"),
+        ("max_depth", "KEYWORD_ONLY", 10),
+        ("max_file_tokens", "KEYWORD_ONLY", 2000),
+        ("max_file_count", "KEYWORD_ONLY", 50),
+        ("max_total_tokens", "KEYWORD_ONLY", 8000),
+        ("gitignore", "KEYWORD_ONLY", ""),
+    ]
+    for fn in (promptinclude.scan_promptinclude_files, promptinclude.scan_many,
+               promptinclude.render, promptinclude.audit, promptinclude.check_ignore):
+        assert fn.__doc__ and len(fn.__doc__) > 100
+
+
+def test_scan_many_equals_single_scans(tmp_path):
+    roots = [EXAMPLE, str(tmp_path / "missing"), EXAMPLE]
+    config = dict(promptinclude.DEFAULT_CONFIG, max_total_tokens=2000)
+    many = promptinclude.scan_many(roots, config, threads=2)
+    assert many == [promptinclude.scan_promptinclude_files(r, **config) for r in roots]
+    assert promptinclude.scan_many(roots) == promptinclude.scan_many(roots, threads=1)
+    with pytest.raises(ValueError):
+        promptinclude.scan_many(roots, {"max_dpth": 3})
+    with pytest.raises(ValueError):
+        promptinclude.scan_many(roots, threads=0)
+
+
+@pytest.mark.parametrize("name", ["default_config", "count1", "negation", "pattern", "default"])
+def test_render_and_scan_equal_the_oracle_fixtures(name):
+    """fixtures/expected/example.NAME.{jsonl,md} were produced by the oracle."""
+    jsonl = os.path.join(REPO, "fixtures", "expected", f"example.{name}.jsonl")
+    md = os.path.join(REPO, "fixtures", "expected", f"example.{name}.md")
+    if not os.path.exists(jsonl):
+        pytest.skip(f"no fixture {jsonl}")
+    record = json.loads(open(jsonl, encoding="utf-8").readline())
+    with open(md, encoding="utf-8", newline="") as fh:
+        expected_text = fh.read()
+    result = {"files": record["files"], "skipped_count": record["skipped_count"]}
+    # The name pattern used is printed on the section's second line.
+    pattern = expected_text.split("\n")[1].split('"')[1]
+    assert promptinclude.render(result, pattern) == expected_text
+
+
+def test_audit_and_check_ignore():
+    report = promptinclude.audit(EXAMPLE, promptinclude.DEFAULT_CONFIG)
+    assert report["is_dir"] is True and report["files"]
+    scan = promptinclude.scan_promptinclude_files(EXAMPLE, **promptinclude.DEFAULT_CONFIG)
+    assert report["totals"]["skipped_count"] == scan["skipped_count"]
+    records = promptinclude.check_ignore(
+        ["node_modules/x.promptinclude.md", "src/", "venv/"], promptinclude.DEFAULT_GITIGNORE
+    )
+    assert [r["ignored"] for r in records] == [True, False, True]
+    assert records[0]["pattern"] == "**/node_modules/**" and records[0]["line"] == 3
+    assert promptinclude.check_ignore(["a"], "") == [
+        {"path": "a", "ignored": False, "pattern": None, "line": None}
+    ]
+    with pytest.raises(ValueError):
+        promptinclude.check_ignore(["a"], "!")
+
+
+def test_non_utf8_names_round_trip(tmp_path):
+    name = os.path.join(os.fsencode(str(tmp_path)), b"\xff.promptinclude.md")
+    with open(name, "wb") as fh:
+        fh.write(b"rule")
+    result = promptinclude.scan_promptinclude_files(str(tmp_path))
+    assert result["files"][0]["path"] == os.fsdecode(name)
+    assert "\udcff" in promptinclude.render(result)
