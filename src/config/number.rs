@@ -415,6 +415,47 @@ pub fn py_float_repr(x: f64) -> String {
     }
 }
 
+/// JSON form (bundle manifests): a `bool`, an integer, or a finite float
+/// as JSON numbers; `nan`, `inf`, `-inf` and integers beyond 64 bits as
+/// strings (`"nan"`, `"123…"`), so that every value round-trips with its type.
+impl serde::Serialize for Number {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Number::Bool(b) => s.serialize_bool(*b),
+            Number::Int(v) => match (i64::try_from(*v), u64::try_from(*v)) {
+                (Ok(v), _) => s.serialize_i64(v),
+                (_, Ok(v)) => s.serialize_u64(v),
+                _ => s.serialize_str(&v.to_string()),
+            },
+            Number::Huge(h) => s.serialize_str(&h.digits),
+            Number::Float(f) if f.is_finite() => s.serialize_f64(*f),
+            Number::Float(f) => s.serialize_str(&py_float_repr(*f)),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Number {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Number, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Bool(b) => Ok(Number::Bool(b)),
+            serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(v), _, _) if !n.is_f64() => Ok(Number::Int(i128::from(v))),
+                (_, Some(v), _) if !n.is_f64() => Ok(Number::Int(i128::from(v))),
+                (_, _, Some(f)) => Ok(Number::Float(f)),
+                _ => Err(D::Error::custom("not a number")),
+            },
+            serde_json::Value::String(s) => match s.as_str() {
+                "nan" => Ok(Number::Float(f64::NAN)),
+                "inf" => Ok(Number::Float(f64::INFINITY)),
+                "-inf" => Ok(Number::Float(f64::NEG_INFINITY)),
+                _ => Number::parse_decimal_int(&s).ok_or_else(|| D::Error::custom("not a number")),
+            },
+            _ => Err(D::Error::custom("expected a number")),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,46 +539,5 @@ mod tests {
         let big = format!("1{}", "0".repeat(50));
         assert_eq!(n(&big).to_string(), big);
         assert_eq!(n(&format!("-{big}")).to_string(), format!("-{big}"));
-    }
-}
-
-/// JSON form (bundle manifests): a `bool`, an integer, or a finite float
-/// as JSON numbers; `nan`, `inf`, `-inf` and integers beyond 64 bits as
-/// strings (`"nan"`, `"123…"`), so that every value round-trips with its type.
-impl serde::Serialize for Number {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Number::Bool(b) => s.serialize_bool(*b),
-            Number::Int(v) => match (i64::try_from(*v), u64::try_from(*v)) {
-                (Ok(v), _) => s.serialize_i64(v),
-                (_, Ok(v)) => s.serialize_u64(v),
-                _ => s.serialize_str(&v.to_string()),
-            },
-            Number::Huge(h) => s.serialize_str(&h.digits),
-            Number::Float(f) if f.is_finite() => s.serialize_f64(*f),
-            Number::Float(f) => s.serialize_str(&py_float_repr(*f)),
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Number {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Number, D::Error> {
-        use serde::de::Error;
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Bool(b) => Ok(Number::Bool(b)),
-            serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-                (Some(v), _, _) if !n.is_f64() => Ok(Number::Int(i128::from(v))),
-                (_, Some(v), _) if !n.is_f64() => Ok(Number::Int(i128::from(v))),
-                (_, _, Some(f)) => Ok(Number::Float(f)),
-                _ => Err(D::Error::custom("not a number")),
-            },
-            serde_json::Value::String(s) => match s.as_str() {
-                "nan" => Ok(Number::Float(f64::NAN)),
-                "inf" => Ok(Number::Float(f64::INFINITY)),
-                "-inf" => Ok(Number::Float(f64::NEG_INFINITY)),
-                _ => Number::parse_decimal_int(&s).ok_or_else(|| D::Error::custom("not a number")),
-            },
-            _ => Err(D::Error::custom("expected a number")),
-        }
     }
 }
