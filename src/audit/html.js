@@ -8,6 +8,7 @@ function paint(){
 var n=Math.max(1,Math.ceil(shown.length/PS));if(page>=n)page=n-1;if(page<0)page=0;
 var on=new Set(shown.slice(page*PS,page*PS+PS));
 for(var i=0;i<roots.length;i++)roots[i].hidden=!on.has(roots[i]);
+on.forEach(function(r){r.querySelectorAll("thead th").forEach(function(th){th.tabIndex=0;});});
 info.textContent=shown.length+" of "+roots.length+" roots \u00b7 page "+(page+1)+" of "+n;
 prev.disabled=page===0;next.disabled=page>=n-1;}
 function filter(){
@@ -18,15 +19,17 @@ r.querySelectorAll("table.files tbody tr").forEach(function(tr){var m=hit||low(t
 if(any)shown.push(r);});
 page=0;paint();}
 function val(c){var s=c.textContent.trim();if(s==="-"||s==="")return -1;if(/^-?[0-9.]+%?$/.test(s))return parseFloat(s);return low(s);}
-d.addEventListener("click",function(e){
-var b=e.target.closest&&e.target.closest("th button");if(!b)return;
-var th=b.parentNode,row=th.parentNode,tb=th.closest("table").tBodies[0],i=Array.prototype.indexOf.call(row.children,th);
+function sort(e){
+var th=e.target.closest&&e.target.closest("thead th");if(!th)return;
+var row=th.parentNode,tb=th.closest("table").tBodies[0],i=Array.prototype.indexOf.call(row.children,th);
 var asc=th.getAttribute("aria-sort")!=="ascending";
 Array.prototype.forEach.call(row.children,function(c){c.removeAttribute("aria-sort");});
 th.setAttribute("aria-sort",asc?"ascending":"descending");
 var rs=Array.prototype.slice.call(tb.rows);
 rs.sort(function(x,y){var a=val(x.cells[i]),b=val(y.cells[i]),r=(typeof a==="number"&&typeof b==="number")?a-b:String(a)<String(b)?-1:String(a)>String(b)?1:0;return asc?r:-r;});
-rs.forEach(function(r){tb.appendChild(r);});});
+rs.forEach(function(r){tb.appendChild(r);});}
+d.addEventListener("click",sort);
+d.addEventListener("keydown",function(e){if(e.key==="Enter"&&e.target.matches("thead th"))sort(e);});
 q.addEventListener("input",function(){clearTimeout(timer);timer=setTimeout(filter,120);});
 prev.addEventListener("click",function(){page--;paint();});
 next.addEventListener("click",function(){page++;paint();});

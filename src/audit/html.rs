@@ -185,17 +185,22 @@ impl HtmlReport {
         audit: &RootAudit,
         section: Option<&str>,
     ) -> io::Result<()> {
+        // Compact markup (unquoted attributes where safe, optional end tags
+        // left out): a 10,000-root page is dominated by these bytes.
         let index = self.index;
         self.index += 1;
         self.note(index, audit);
         let mut h = String::with_capacity(2048);
         let t = &audit.totals;
         let max = audit.config.max_total_tokens.to_f64();
-        let _ = write!(h, "<section class=\"root\" id=\"r{index}\"><h2>");
+        let _ = write!(h, "<section class=root id=r{index}><h2>");
         push_escaped(&mut h, &audit.root);
-        h.push_str("</h2><p class=\"abs\">");
-        push_escaped(&mut h, &audit.abs_root);
-        h.push_str(" · config: ");
+        h.push_str("</h2><p class=abs>");
+        if audit.abs_root != audit.root {
+            push_escaped(&mut h, &audit.abs_root);
+            h.push_str(" · ");
+        }
+        h.push_str("config: ");
         push_escaped(&mut h, &audit.config_source.describe());
         let _ = write!(
             h,
@@ -209,24 +214,20 @@ impl HtmlReport {
             t.warnings,
         );
         if !audit.is_dir {
-            h.push_str("<p class=\"bad\">not a directory: nothing is included</p>");
+            h.push_str("<p class=bad>not a directory: nothing is included</p>");
         }
         push_bar(&mut h, audit, max);
         if !audit.files.is_empty() {
-            h.push_str("<div class=\"tw\"><table class=\"sortable files\"><caption>Rule files of ");
-            push_escaped(&mut h, &audit.root);
             h.push_str(
-                "</caption><thead><tr><th scope=\"col\"><button type=\"button\">Status</button></th>\
-                 <th scope=\"col\" class=\"num\"><button type=\"button\">Counted</button></th>\
-                 <th scope=\"col\" class=\"num\"><button type=\"button\">Included</button></th>\
-                 <th scope=\"col\" class=\"num\"><button type=\"button\">Share</button></th>\
-                 <th scope=\"col\"><button type=\"button\">File</button></th></tr></thead><tbody>",
+                "<div class=tw><table class=\"sortable files\"><caption>Rule files</caption>\
+                 <thead><tr><th scope=col>Status<th scope=col>Counted<th scope=col>Included\
+                 <th scope=col>Share<th scope=col>File<tbody>",
             );
             for f in &audit.files {
                 let included = matches!(f.status, FileStatus::Ok | FileStatus::Cropped);
                 let _ = write!(
                     h,
-                    "<tr class=\"{}\"><td>{}</td><td class=\"num\">{}</td>",
+                    "<tr class={}><td>{}<td>{}",
                     status_class(f.status),
                     f.status.as_str(),
                     f.tokens_counted.map_or("-".to_string(), |n| n.to_string()),
@@ -234,27 +235,26 @@ impl HtmlReport {
                 if included {
                     let _ = write!(
                         h,
-                        "<td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                        "<td>{}<td>{}",
                         f.tokens_included,
                         percent(f.budget_share)
                     );
                 } else {
-                    h.push_str("<td class=\"num\">-</td><td class=\"num\">-</td>");
+                    h.push_str("<td>-<td>-");
                 }
-                h.push_str("<td class=\"path\">");
+                h.push_str("<td class=path>");
                 push_escaped(&mut h, relative(&f.path, &audit.abs_root));
-                h.push_str("</td></tr>");
             }
-            h.push_str("</tbody></table></div>");
+            h.push_str("</table></div>");
         } else {
             h.push_str("<p>no rule files</p>");
         }
         if !audit.warnings.is_empty() {
-            h.push_str("<ul class=\"warn\" aria-label=\"warnings\">");
+            h.push_str("<ul class=warn aria-label=warnings>");
             for w in &audit.warnings {
                 let _ = write!(h, "<li><code>{}</code> ", w.kind.as_str());
                 if let Some(path) = &w.path {
-                    h.push_str("<span class=\"path\">");
+                    h.push_str("<span class=path>");
                     push_escaped(&mut h, relative(path, &audit.abs_root));
                     if let Some(line) = w.line {
                         let _ = write!(h, ":{line}");
@@ -269,7 +269,7 @@ impl HtmlReport {
         if let (true, Some(section)) = (self.options.include_content, section) {
             let _ = write!(
                 h,
-                "<details class=\"content\"><summary>Rendered section ({} bytes)</summary><pre>",
+                "<details class=content><summary>Rendered section ({} bytes)</summary><pre>",
                 section.len()
             );
             push_escaped(&mut h, section);
@@ -284,9 +284,9 @@ impl HtmlReport {
         let index = self.index;
         self.index += 1;
         self.errors += 1;
-        let mut h = format!("<section class=\"root\" id=\"r{index}\"><h2>");
+        let mut h = format!("<section class=root id=r{index}><h2>");
         push_escaped(&mut h, root);
-        h.push_str("</h2><p class=\"bad\">error: ");
+        h.push_str("</h2><p class=bad>error: ");
         push_escaped(&mut h, error);
         h.push_str("</p></section>\n");
         out.write_all(h.as_bytes())
@@ -540,8 +540,8 @@ fn push_bar(h: &mut String, audit: &RootAudit, max: f64) {
     };
     let _ = write!(
         h,
-        "<svg class=\"bar\" viewBox=\"0 0 1000 20\" preserveAspectRatio=\"none\" role=\"img\" \
-         aria-label=\"budget used {} of {} tokens\"><rect class=\"fr\" width=\"1000\" height=\"20\"/>",
+        "<svg class=bar viewBox=\"0 0 1000 20\" preserveAspectRatio=none role=img \
+         aria-label=\"budget used {} of {} tokens\"><rect class=fr width=1000 />",
         audit.totals.budget_used, audit.config.max_total_tokens
     );
     if scale > 0.0 {
@@ -557,12 +557,10 @@ fn push_bar(h: &mut String, audit: &RootAudit, max: f64) {
             push_escaped(h, relative(&f.path, &audit.abs_root));
             let _ = write!(
                 h,
-                ": {} tokens + {} for the path line ({})</title>\
-                 <rect class=\"pa\" x=\"{x:.1}\" width=\"{path_w:.1}\" height=\"20\"/>\
-                 <rect class=\"{}\" x=\"{:.1}\" width=\"{text_w:.1}\" height=\"20\"/></g>",
+                ": {} + {} path tokens</title><rect class=pa x={x:.1} width={path_w:.1} />\
+                 <rect class={} x={:.1} width={text_w:.1} /></g>",
                 f.tokens_included,
                 f.path_tokens,
-                f.status.as_str(),
                 status_class(f.status),
                 x + path_w,
             );
