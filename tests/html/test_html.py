@@ -361,3 +361,31 @@ def test_ten_thousand_roots(tmp, browser):
     target = link.get_attribute("href").split("#")[1]
     link.click()
     WebDriverWait(browser, 5).until(lambda b: b.find_element(By.ID, target).is_displayed())
+
+
+def test_narrow_dark_and_print(tmp, browser):
+    roots, options = FIXTURES["both"]
+    page = tmp / "narrow.html"
+    audit(roots, options, page)
+    try:
+        browser.set_window_size(400, 900)
+        browser.get(page.as_uri())
+        # Nothing but the tables' own scroll boxes is wider than the window.
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+        )
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SHOTS / "both-narrow.png"))
+        light = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+        browser.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+        )
+        dark = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+        assert light != dark, (light, dark)
+        browser.save_screenshot(str(SHOTS / "both-narrow-dark.png"))
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print", "features": []})
+        assert not browser.find_element(By.ID, "controls").is_displayed()
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+        browser.set_window_size(1200, 1600)
