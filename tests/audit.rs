@@ -606,3 +606,57 @@ fn every_warning_kind_is_documented() {
         );
     }
 }
+
+#[test]
+fn html_report_is_written_atomically_and_escapes_everything() {
+    use promptinclude::audit::html::{csp_hash, escape, SCRIPT};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let hostile =
+        "<script>document.title='pwned'</script>\n</textarea><img src=x onerror=alert(1)>\n";
+    write(
+        &root,
+        "<img src=x onerror=alert(1)>.promptinclude.md",
+        hostile,
+    );
+    write(&root, "<b>/x\".promptinclude.md", "plain\n");
+    let out = dir.path().join("out");
+    fs::create_dir(&out).unwrap();
+    let (records, _, o) = audit_json(
+        &["--html", "out/audit.html", "--html-include-content", "repo"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(records[0]["totals"]["rule_files"], 2);
+    let names: Vec<_> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names,
+        vec![std::ffi::OsString::from("audit.html")],
+        "no temporaries left"
+    );
+    let page = fs::read_to_string(out.join("audit.html")).unwrap();
+    assert_eq!(
+        page.matches("<script").count(),
+        1,
+        "only the page's own script"
+    );
+    assert!(!page.contains("<img") && !page.contains("<b>/x") && !page.contains("</textarea>"));
+    assert!(page.contains("&lt;b&gt;/x&quot;.promptinclude.md"));
+    assert!(page.contains("&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;"));
+    assert!(page.contains("&lt;img src=x onerror=alert(1)&gt;.promptinclude.md"));
+    assert!(page.contains(&escape(&format!("script-src {};", csp_hash(SCRIPT)))));
+    assert!(page.contains(&format!("<script>{SCRIPT}</script>")));
+
+    // Without --html-include-content no rule-file text is in the page.
+    let (_, _, o) = audit_json(&["--html", "out/plain.html", "repo"], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    let page = fs::read_to_string(out.join("plain.html")).unwrap();
+    assert!(!page.contains("document.title") && !page.contains("<details"));
+
+    // --html-include-content needs --html.
+    let o = promptinclude(&["audit", "--html-include-content", "repo"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -10,6 +10,7 @@
 //! limits outside the host's settings range. The JSON form is documented in
 //! `docs/audit-schema.md` (schema [`SCHEMA`]).
 
+pub mod html;
 pub mod undiscovered;
 pub mod warnings;
 
@@ -127,6 +128,17 @@ pub fn audit_root(
     source: &ConfigSource,
     notes: &LoadNotes,
 ) -> Result<RootAudit, Error> {
+    audit_root_with_scan(scanner, root, source, notes).map(|(audit, _)| audit)
+}
+
+/// [`audit_root`], also handing back the scan it is built on (for example to
+/// render the section with [`crate::render`]).
+pub fn audit_root_with_scan(
+    scanner: &Scanner,
+    root: &Path,
+    source: &ConfigSource,
+    notes: &LoadNotes,
+) -> Result<(RootAudit, RootScan), Error> {
     // Host expansions are looked for in the text the budget pass reads, so
     // no file is read twice.
     let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
@@ -219,7 +231,7 @@ pub fn audit_root(
     );
     warnings.extend(exhaustive.missed.iter().map(|m| missed_warning(m, config)));
     let totals = totals(&files, scan.result(), warnings.len(), config);
-    Ok(RootAudit {
+    let audit = RootAudit {
         root: scan.result().root.clone(),
         abs_root: scan.abs_root.to_string_lossy().into_owned(),
         is_dir: scan.is_dir,
@@ -229,7 +241,8 @@ pub fn audit_root(
         files,
         totals,
         warnings,
-    })
+    };
+    Ok((audit, scan))
 }
 
 /// Reads and counts a file the budget pass never reached (what it would cost).

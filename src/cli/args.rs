@@ -286,6 +286,14 @@ pub struct AuditArgs {
     /// Colour the report: auto (on a terminal), always, never. NO_COLOR always wins.
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     pub color: ColorWhen,
+    /// Also write the report as one self-contained HTML page to FILE (written
+    /// atomically; works offline; no rule-file content unless
+    /// --html-include-content).
+    #[arg(long, value_name = "FILE", help_heading = "HTML report")]
+    pub html: Option<PathBuf>,
+    /// Embed each root's rendered section in the HTML page (collapsed).
+    #[arg(long, requires = "html", help_heading = "HTML report")]
+    pub html_include_content: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,

@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -15,6 +15,11 @@ pub const TEMP_PREFIX: &str = ".promptinclude-tmp-";
 
 /// Atomically replaces `path` with `bytes`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// A temporary path beside `path` (same directory, so a rename can publish it).
+pub fn temp_beside(path: &Path, tag: &str) -> PathBuf {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -23,11 +28,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    let temp = dir.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
+    dir.join(format!("{TEMP_PREFIX}{}{tag}-{name}", std::process::id()))
+}
+
+/// Atomically replaces `path` with what `write` writes (buffered), for
+/// output too big to hold in memory.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let temp = temp_beside(path, "");
     // The temporary is removed on any error, and on an interrupt (see `cli::interrupt`).
     let result = (|| -> std::io::Result<()> {
-        let (mut file, tracked) = interrupt::create_file(&temp)?;
-        file.write_all(bytes)?;
+        let (file, tracked) = interrupt::create_file(&temp)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         tracked.commit(|temp| fs::rename(temp, path))
     })();

@@ -8,14 +8,17 @@
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 
-use anyhow::Result;
-use promptinclude::audit::{audit_root, FileStatus, RootAudit, SCHEMA};
+use anyhow::{Context, Result};
+use promptinclude::audit::html::{HtmlOptions, HtmlReport};
+use promptinclude::audit::{audit_root, audit_root_with_scan, FileStatus, RootAudit, SCHEMA};
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
 use super::args::{AuditArgs, ColorWhen, FailOn};
+use super::atomic::{temp_beside, write_atomic_with};
 use super::commands::{report_root_error, ErrorRecord};
 use super::exit::ExitStatus;
+use super::interrupt;
 use super::progress::Progress;
 use super::settings::{collect_roots, init_threads, resolver};
 
@@ -191,10 +194,27 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
+    // The HTML page: each root's part goes to a temporary file as it comes
+    // (bounded memory); the overview, written first, needs all of them.
+    let mut html = match &args.html {
+        Some(path) => Some(HtmlParts::new(path, args.html_include_content)?),
+        None => None,
+    };
+    let with_content = args.html_include_content;
     batch.run(
-        |_, planned, scanner| audit_root(scanner, &planned.root, &planned.source, &planned.notes),
+        |_, planned, scanner| {
+            if with_content {
+                let (report, scan) =
+                    audit_root_with_scan(scanner, &planned.root, &planned.source, &planned.notes)?;
+                let section = promptinclude::render(scan.result(), &scanner.config().name_pattern);
+                Ok((report, Some(section)))
+            } else {
+                audit_root(scanner, &planned.root, &planned.source, &planned.notes)
+                    .map(|report| (report, None))
+            }
+        },
         |i, planned, report| {
-            let report = match report {
+            let (report, section) = match report {
                 Ok(report) => report,
                 Err(error) => {
                     status = status.merge(report_root_error(&planned.root, &error));
@@ -205,6 +225,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                     } else {
                         writeln!(out, "{root}\n  error: {error}\n")
                     };
+                    if let (Ok(()), Some(html)) = (&write_result, &mut html) {
+                        write_result =
+                            html.report
+                                .write_error(&mut html.body, &root, &error.to_string());
+                    }
                     progress.tick(i + 1);
                     return write_result.is_ok();
                 }
@@ -219,6 +244,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
             } else {
                 write_report(&mut out, &report, paint)
             };
+            if let (Ok(()), Some(html)) = (&write_result, &mut html) {
+                write_result = html
+                    .report
+                    .write_root(&mut html.body, &report, section.as_deref());
+            }
             progress.tick(i + 1);
             write_result.is_ok()
         },
@@ -231,6 +261,9 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
         write_summary(&mut out, &summary, paint)?;
     }
     out.flush()?;
+    if let (Some(html), Some(path)) = (html, &args.html) {
+        html.finish(path)?;
+    }
     for f in &summary.failures {
         match &f.path {
             Some(path) => eprintln!("promptinclude: gate: {}: {path}: {}", f.root, f.reason),
@@ -241,6 +274,36 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
         status = status.merge(ExitStatus::Problems);
     }
     Ok(status)
+}
+
+/// The HTML page in the making: its roots' parts in a temporary file.
+struct HtmlParts {
+    report: HtmlReport,
+    body: std::io::BufWriter<std::fs::File>,
+    tracked: interrupt::Tracked,
+}
+
+impl HtmlParts {
+    fn new(path: &std::path::Path, include_content: bool) -> Result<HtmlParts> {
+        let temp = temp_beside(path, "-roots");
+        let (file, tracked) = interrupt::create_file(&temp)
+            .with_context(|| format!("cannot write {}", temp.display()))?;
+        Ok(HtmlParts {
+            report: HtmlReport::new(HtmlOptions { include_content }),
+            body: std::io::BufWriter::with_capacity(1 << 16, file),
+            tracked,
+        })
+    }
+
+    /// Writes the page to `path` atomically; the temporary goes away.
+    fn finish(mut self, path: &std::path::Path) -> Result<()> {
+        self.body.flush()?;
+        let mut roots = std::io::BufReader::new(std::fs::File::open(self.tracked.path())?);
+        let report = self.report;
+        write_atomic_with(path, |out| report.finish(&mut &mut *out, &mut roots))?;
+        drop(self.tracked);
+        Ok(())
+    }
 }
 
 fn write_record<T: Serialize>(
