@@ -179,6 +179,7 @@ impl Paint {
 
 /// `promptinclude audit`.
 pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
+    super::commands::no_rev(&args.roots, "audit")?;
     let resolver = resolver(&args.config)?;
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;

@@ -29,6 +29,7 @@ use super::settings::{collect_roots, init_threads, resolver};
 
 /// `promptinclude bundle`.
 pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
+    super::commands::no_rev(&args.roots, "bundle")?;
     let resolver = resolver(&args.config)?;
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
