@@ -184,6 +184,7 @@ impl Cases {
         let roots: Vec<PathBuf> = self.names.iter().map(|n| self.root(n)).collect();
         let mut cfg_paths = Vec::new();
         let mut ours = Vec::new();
+        let mut ours_render = Vec::new();
         for (c, cfg) in configs.iter().enumerate() {
             let cfg_path = self.work.path().join(format!("config{c}.json"));
             fs::write(&cfg_path, cfg.to_string()).unwrap();
@@ -191,6 +192,12 @@ impl Cases {
                 .args(["scan", "-j", "2", "--rev", rev, "--config"])
                 .arg(&cfg_path)
                 .args(&roots)));
+            ours_render.push(render_out_dir(
+                &cfg_path,
+                Some(rev),
+                &roots,
+                &self.work.path().join(format!("render-rev{c}")),
+            ));
             cfg_paths.push(cfg_path);
         }
         // The checkouts, at the same paths.
@@ -249,11 +256,56 @@ impl Cases {
                 }
             }
         }
+        // Rendered sections: the oracle's (when it can print every name), else ours on disk.
+        for (c, cfg_path) in cfg_paths.iter().enumerate() {
+            let expected = match &oracle {
+                Some(oracle) if self.not_for_oracle.is_empty() => run(command(oracle)
+                    .arg("--render")
+                    .arg("--config")
+                    .arg(cfg_path)
+                    .args(&roots)),
+                _ => render_out_dir(
+                    cfg_path,
+                    None,
+                    &roots,
+                    &self.work.path().join(format!("render-fs{c}")),
+                ),
+            };
+            compared += 1;
+            if expected != ours_render[c] {
+                failures.push(format!("render, config {}: sections differ", configs[c]));
+            }
+        }
         // Leave the bare repositories where the scan found them.
         fs::remove_dir_all(&scan_dir).unwrap();
         fs::rename(&bare_dir, &scan_dir).unwrap();
         (compared, failures)
     }
+}
+
+/// `render --out-dir` (with `--rev` when given): the sections joined as the
+/// oracle's `--render` prints several.
+fn render_out_dir(cfg: &Path, rev: Option<&str>, roots: &[PathBuf], out: &Path) -> Vec<u8> {
+    let mut cmd = command(binary());
+    cmd.args(["render", "--config"])
+        .arg(cfg)
+        .arg("--out-dir")
+        .arg(out);
+    if let Some(rev) = rev {
+        cmd.args(["--rev", rev]);
+    } else {
+        cmd.arg("--no-project-config");
+    }
+    run(cmd.args(roots));
+    let index: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("index.json")).unwrap()).unwrap();
+    let sections: Vec<Vec<u8>> = index["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| fs::read(out.join(r["section"].as_str().unwrap())).unwrap())
+        .collect();
+    sections.join(&b"\x1e\n"[..])
 }
 
 fn assert_no_differences(label: &str, (compared, failures): (usize, Vec<String>)) {
@@ -521,11 +573,49 @@ fn errors_are_per_root_and_clear() {
         stderr.contains("missing from a partial or shallow clone"),
         "{stderr}"
     );
-    // audit and bundle say they do not take --rev yet.
+    // audit says it does not take --rev yet.
     let out = command(binary())
         .args(["audit", "--rev", "HEAD"])
         .arg(&src)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn bundle_rev_and_verify_follow_the_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("w");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("a.promptinclude.md"), "one\n").unwrap();
+    commit_all(&src);
+    ok(git(dir.path()).args(["clone", "-q", "--bare", "w", "b.git"]));
+    let bare = dir.path().join("b.git");
+    let out = dir.path().join("bundle");
+    let status = command(binary())
+        .args(["bundle", "--rev", "main", "--out"])
+        .arg(&out)
+        .arg(&bare)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let manifest = fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"rev\": \"main\""), "{manifest}");
+    let section = fs::read_dir(out.join("roots"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension() == Some(OsStr::new("md")))
+        .unwrap()
+        .path();
+    assert!(fs::read_to_string(section).unwrap().contains("one\n"));
+    let verify = |code| {
+        let got = command(binary()).arg("verify").arg(&out).output().unwrap();
+        assert_eq!(got.status.code(), Some(code), "{got:?}");
+    };
+    verify(0);
+    // The branch moves on: the bundle is stale.
+    fs::write(src.join("a.promptinclude.md"), "two\n").unwrap();
+    ok(git(&src).args(["commit", "-q", "-am", "two"]));
+    ok(git(&src).arg("push").arg("-q").arg(&bare).arg("main"));
+    verify(1);
 }
