@@ -531,59 +531,100 @@ impl Scanner {
         &self,
         root: &Path,
         rev: &str,
-        mut read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
+        read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
     ) -> Result<RootScan, Error> {
+        self.open_rev(root, rev)?.scan(self, root, read)
+    }
+
+    /// Opens revision `rev` of the repository at `root` and discovers its
+    /// candidates, for callers that scan it and then read more of its files
+    /// (the audit reads the files the budget pass never reached).
+    pub fn open_rev(&self, root: &Path, rev: &str) -> Result<RevSnapshot, Error> {
         let abs = self
             .abs_root(root)
             .ok_or_else(|| git_error("the current directory is gone"))?;
         let tree = RevTree::open(&abs, rev)?;
-        let abs_bytes = abs.as_os_str().as_encoded_bytes();
-        let Discovered {
-            candidates,
-            sources,
-        } = tree.discover(abs_bytes, self.matchers())?;
+        let discovered = tree.discover(abs.as_os_str().as_encoded_bytes(), self.matchers())?;
+        let repo = tree.repo.to_thread_local();
+        Ok(RevSnapshot {
+            tree,
+            discovered,
+            repo,
+            blobs: HashMap::new(),
+        })
+    }
+}
+
+/// A revision's candidates, discovered, with the repository to read them from.
+pub struct RevSnapshot {
+    tree: RevTree,
+    discovered: Discovered,
+    repo: gix::Repository,
+    blobs: HashMap<ObjectId, Vec<u8>>,
+}
+
+impl std::fmt::Debug for RevSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RevSnapshot")
+            .field("tree", &self.tree)
+            .field("candidates", &self.discovered.candidates.len())
+            .finish()
+    }
+}
+
+impl RevSnapshot {
+    /// The bytes of a candidate, as reading it in a checkout would give
+    /// them (`Err` for what a checkout could not read); a missing object
+    /// is an [`Error::Git`].
+    pub fn read(&mut self, candidate: &Candidate) -> Result<io::Result<Vec<u8>>, Error> {
+        Ok(match self.discovered.sources.get(candidate.as_bytes()) {
+            Some(Source::Blob(id)) => match self.blobs.get(id) {
+                Some(bytes) => Ok(bytes.clone()),
+                None => Ok(RevTree::read_blob(&self.repo, *id)?),
+            },
+            Some(Source::Unreadable(why)) => Err(io::Error::other(why.clone())),
+            None => Err(io::Error::other("not in the tree")),
+        })
+    }
+
+    /// Scans the snapshot with `scanner` (the one that opened it), handing
+    /// the bytes of each file the budget pass reaches to `read`.
+    pub fn scan(
+        &mut self,
+        scanner: &Scanner,
+        root: &Path,
+        mut read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
+    ) -> Result<RootScan, Error> {
         // Read the first candidates' blobs in parallel, one repository
         // handle per rayon job.
+        let sources = &self.discovered.sources;
+        let blob_of = |c: &Candidate| match sources.get(c.as_bytes()) {
+            Some(Source::Blob(id)) => Some(*id),
+            _ => None,
+        };
+        let candidates = &self.discovered.candidates;
         let ahead: Vec<Result<Vec<u8>, Error>> = candidates
             .par_iter()
             .take(READ_AHEAD)
-            .filter_map(|c| match sources.get(c.as_bytes()) {
-                Some(Source::Blob(id)) => Some(*id),
-                _ => None,
-            })
+            .filter_map(blob_of)
             .map_init(
-                || tree.repo.to_thread_local(),
+                || self.tree.repo.to_thread_local(),
                 |repo, id| RevTree::read_blob(repo, id),
             )
             .collect();
-        let mut blobs: HashMap<ObjectId, Vec<u8>> = HashMap::new();
-        let ids =
-            candidates
-                .iter()
-                .take(READ_AHEAD)
-                .filter_map(|c| match sources.get(c.as_bytes()) {
-                    Some(Source::Blob(id)) => Some(*id),
-                    _ => None,
-                });
+        let ids = candidates.iter().take(READ_AHEAD).filter_map(blob_of);
         for (id, bytes) in ids.zip(ahead) {
-            blobs.insert(id, bytes?);
+            self.blobs.insert(id, bytes?);
         }
-        let repo = tree.repo.to_thread_local();
         let mut failure = None;
-        let scan = self.scan_discovered(root, Some(candidates), |candidate| {
-            let bytes = match sources.get(candidate.as_bytes()) {
-                Some(Source::Blob(id)) => match blobs.get(id) {
-                    Some(bytes) => Ok(bytes.clone()),
-                    None => match RevTree::read_blob(&repo, *id) {
-                        Ok(bytes) => Ok(bytes),
-                        Err(e) => {
-                            failure.get_or_insert(e);
-                            Err(io::Error::other("missing object"))
-                        }
-                    },
-                },
-                Some(Source::Unreadable(why)) => Err(io::Error::other(why.clone())),
-                None => Err(io::Error::other("not in the tree")),
+        let candidates = self.discovered.candidates.clone();
+        let scan = scanner.scan_discovered(root, Some(candidates), |candidate| {
+            let bytes = match self.read(candidate) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    Err(io::Error::other("missing object"))
+                }
             };
             read(candidate, bytes)
         })?;

@@ -573,7 +573,7 @@ fn errors_are_per_root_and_clear() {
         stderr.contains("missing from a partial or shallow clone"),
         "{stderr}"
     );
-    // audit says it does not take --rev yet.
+    // The audit of that revision fails the same way.
     let out = command(binary())
         .args(["audit", "--rev", "HEAD"])
         .arg(&src)
@@ -618,4 +618,37 @@ fn bundle_rev_and_verify_follow_the_revision() {
     ok(git(&src).args(["commit", "-q", "-am", "two"]));
     ok(git(&src).arg("push").arg("-q").arg(&bare).arg("main"));
     verify(1);
+}
+
+#[test]
+fn audit_rev_reports_the_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("w");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("a.promptinclude.md"), "first rule\n").unwrap();
+    fs::write(
+        src.join("b.promptinclude.md"),
+        "second rule, never reached\n",
+    )
+    .unwrap();
+    symlink("nowhere", src.join("broken.promptinclude.md")).unwrap();
+    commit_all(&src);
+    fs::remove_file(src.join("b.promptinclude.md")).unwrap();
+    let out = command(binary())
+        .args(["audit", "--json", "--rev", "HEAD", "--max-file-count", "1"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let record: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let files = record["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3, "{stdout}");
+    // b is not reached, yet counted from its blob (deleted on disk).
+    let b = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/b.promptinclude.md"))
+        .unwrap();
+    assert_eq!(b["status"], "not_reached", "{stdout}");
+    assert!(b["tokens_counted"].as_i64().unwrap() > 0, "{stdout}");
+    assert!(stdout.contains("dangling symlink"), "{stdout}");
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 
 use anyhow::Result;
-use promptinclude::audit::{audit_root, FileStatus, RootAudit, SCHEMA};
+use promptinclude::audit::{audit_root_at, FileStatus, RootAudit, SCHEMA};
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
@@ -17,7 +17,7 @@ use super::args::{AuditArgs, ColorWhen, FailOn};
 use super::commands::{report_root_error, ErrorRecord};
 use super::exit::ExitStatus;
 use super::progress::Progress;
-use super::settings::{collect_roots, init_threads, resolver};
+use super::settings::{collect_roots, init_threads};
 
 /// One JSON Lines record: the schema and record type, then the data.
 #[derive(Serialize)]
@@ -179,8 +179,8 @@ impl Paint {
 
 /// `promptinclude audit`.
 pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
-    super::commands::no_rev(&args.roots, "audit")?;
-    let resolver = resolver(&args.config)?;
+    let resolver = super::commands::resolver_for(&args.config, &args.roots)?;
+    let rev = args.roots.rev.as_deref();
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
@@ -193,7 +193,9 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
     batch.run(
-        |_, planned, scanner| audit_root(scanner, &planned.root, &planned.source, &planned.notes),
+        |_, planned, scanner| {
+            audit_root_at(scanner, &planned.root, &planned.source, &planned.notes, rev)
+        },
         |i, planned, report| {
             let report = match report {
                 Ok(report) => report,

@@ -87,14 +87,6 @@ pub fn scan_root(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<Ro
     }
 }
 
-/// Fails for a command that does not take `--rev` yet.
-pub fn no_rev(roots: &RootArgs, command: &str) -> Result<()> {
-    if roots.rev.is_some() {
-        anyhow::bail!("{command} does not support --rev yet (scan, render and bundle do)");
-    }
-    Ok(())
-}
-
 /// `promptinclude scan`.
 pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     let resolver = resolver_for(&args.config, &args.roots)?;
