@@ -652,3 +652,35 @@ fn audit_rev_reports_the_revision() {
     assert!(b["tokens_counted"].as_i64().unwrap() > 0, "{stdout}");
     assert!(stdout.contains("dangling symlink"), "{stdout}");
 }
+
+/// Deeper than the reference's recursion limit (where it raises, we walk
+/// on): compared with our filesystem scan of the checkout only.
+#[test]
+fn past_the_recursion_limit_matches_the_filesystem_walk() {
+    let mut cases = Cases::new();
+    for (name, dangling) in [("deep-a.git", false), ("deep-b.git", true)] {
+        cases.add(name, |src| {
+            let mut dir = src.to_path_buf();
+            for i in 0..1001 {
+                dir.push("d");
+                if i % 100 == 0 || i >= 990 {
+                    fs::create_dir_all(&dir).unwrap();
+                    fs::write(dir.join("r.promptinclude.md"), format!("depth {}\n", i + 1))
+                        .unwrap();
+                }
+                if dangling && i == 994 {
+                    fs::create_dir_all(&dir).unwrap();
+                    symlink("nowhere", dir.join("x.promptinclude.md")).unwrap();
+                }
+            }
+            commit_all(src);
+        });
+        cases.not_for_oracle.push(name.to_string());
+    }
+    let configs = [
+        serde_json::json!({"max_depth": 2000, "max_total_tokens": 50000, "max_file_count": 200}),
+        serde_json::json!({"max_depth": 995, "max_total_tokens": 50000, "max_file_count": 200}),
+        serde_json::json!({"max_depth": 2000, "gitignore": format!("{}d/", "d/".repeat(995))}),
+    ];
+    assert_no_differences("past the recursion limit", cases.compare(&configs, "HEAD"));
+}
