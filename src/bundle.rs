@@ -37,6 +37,10 @@ pub struct Manifest {
     pub tool_version: String,
     /// How each root's configuration was decided (`verify` decides again the same way).
     pub settings: Resolver,
+    /// The git revision scanned in each root (`bundle --rev`); `verify`
+    /// resolves it again, so a branch that moved makes the bundle stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rev: Option<String>,
     /// One entry per root, in input order.
     pub roots: Vec<ManifestRoot>,
     /// Roots that could not be bundled (a broken project configuration, or
@@ -161,14 +165,34 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Scans `root`, hashing exactly the bytes the budget pass reads.
 pub fn bundle_root(scanner: &Scanner, root: &Path) -> Result<BundledRoot, crate::Error> {
+    bundle_root_at(scanner, root, None)
+}
+
+/// [`bundle_root`], or with `rev` the git revision `rev` of `root` (see
+/// [`Scanner::scan_rev`]).
+pub fn bundle_root_at(
+    scanner: &Scanner,
+    root: &Path,
+    rev: Option<&str>,
+) -> Result<BundledRoot, crate::Error> {
     let mut digests: HashMap<Vec<u8>, String> = HashMap::new();
-    let scan = scanner.scan_with_reader(root, |candidate| {
-        let bytes = read_candidate_bytes(candidate);
+    let mut digest = |candidate: &crate::discover::Candidate, bytes: std::io::Result<Vec<u8>>| {
         if let Ok(bytes) = &bytes {
             digests.insert(candidate.as_bytes().to_vec(), sha256_hex(bytes));
         }
         outcome_of(bytes)
-    })?;
+    };
+    let scan = match rev {
+        None => scanner.scan_with_reader(root, |c| digest(c, read_candidate_bytes(c)))?,
+        #[cfg(feature = "git")]
+        Some(rev) => scanner.scan_rev_with_reader(root, rev, digest)?,
+        #[cfg(not(feature = "git"))]
+        Some(_) => {
+            return Err(crate::Error::Git(
+                "--rev needs promptinclude built with the `git` feature".to_string(),
+            ))
+        }
+    };
     let result = scan.result();
     let mut totals = ManifestTotals {
         rule_files: scan.candidates.len(),
@@ -215,6 +239,7 @@ pub fn verify_root(
     source: &ConfigSource,
     scanner: &Scanner,
     dir: &Path,
+    rev: Option<&str>,
 ) -> Vec<String> {
     let mut reasons = Vec::new();
     match std::fs::read(dir.join(&entry.section)) {
@@ -239,7 +264,7 @@ pub fn verify_root(
     if !reasons.is_empty() {
         return reasons;
     }
-    let now = match bundle_root(scanner, Path::new(&entry.abs_root)) {
+    let now = match bundle_root_at(scanner, Path::new(&entry.abs_root), rev) {
         Ok(now) => now,
         Err(e) => {
             reasons.push(format!("cannot be scanned any more: {e}"));

@@ -27,6 +27,10 @@ pub enum Error {
     /// The reference's own arithmetic raises for this configuration on this
     /// root (see [`crate::budget::Raised`]).
     Raised(crate::budget::Raised),
+    /// A git repository, revision or object could not be used (`--rev`):
+    /// not a repository, an unknown revision, an object missing (as in a
+    /// partial clone) or corrupt.
+    Git(String),
 }
 
 /// A configuration problem, located as precisely as the input allows.
@@ -81,6 +85,7 @@ impl fmt::Display for Error {
             Error::Pattern(e) => write!(f, "invalid gitignore pattern: {e}"),
             Error::NamePattern(msg) => write!(f, "invalid name_pattern: {msg}"),
             Error::Raised(r) => write!(f, "{}: {r}", r.path),
+            Error::Git(msg) => write!(f, "git: {msg}"),
         }
     }
 }
@@ -108,7 +113,8 @@ impl From<crate::budget::Raised> for Error {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RootError {
     /// `"config"` (its configuration file), `"pattern"` (a pattern the
-    /// reference rejects) or `"raises"` (the reference's arithmetic raises).
+    /// reference rejects), `"raises"` (the reference's arithmetic raises) or
+    /// `"git"` (`--rev`: the repository, revision or an object is unusable).
     pub kind: String,
     /// What went wrong, in one line.
     pub message: String,
@@ -180,6 +186,13 @@ impl RootError {
                     key: Some(r.key.name().to_string()),
                 }
             }
+            Error::Git(msg) => RootError {
+                kind: "git".to_string(),
+                message: msg.clone(),
+                file: None,
+                line: None,
+                key: None,
+            },
         }
     }
 }

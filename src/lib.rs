@@ -28,6 +28,8 @@ pub mod bundle;
 pub mod config;
 pub mod discover;
 pub mod error;
+#[cfg(feature = "git")]
+pub mod git;
 pub mod ordered;
 pub mod project;
 pub mod pystr;

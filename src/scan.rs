@@ -106,16 +106,33 @@ impl Scanner {
         walk: impl FnOnce(&[u8], &Matchers) -> Vec<Candidate>,
         read: impl FnMut(&Candidate) -> ReadOutcome,
     ) -> Result<RootScan, Error> {
-        let given = root.to_string_lossy().into_owned();
         let abs = self.abs_root(root);
         // os.path.isdir (links followed; false past PATH_MAX, as for the reference).
         let is_dir = abs
             .as_ref()
             .is_some_and(|a| crate::sys::is_dir(a.as_os_str().as_bytes()));
         let candidates = match (&abs, is_dir) {
-            (Some(abs), true) => walk(abs.as_os_str().as_bytes(), &self.matchers),
-            _ => Vec::new(),
+            (Some(abs), true) => Some(walk(abs.as_os_str().as_bytes(), &self.matchers)),
+            _ => None,
         };
+        self.scan_discovered(root, candidates, read)
+    }
+
+    /// The sibling of [`Scanner::scan_with_walk`] for a tree that is not
+    /// on the filesystem (such as a git revision): `candidates` are what a
+    /// walk of the root found, in the reference's order, or `None` when the
+    /// root is not a directory (the result is empty). Nothing is checked on
+    /// the filesystem; `read` reads each file the budget pass reaches.
+    pub fn scan_discovered(
+        &self,
+        root: &Path,
+        candidates: Option<Vec<Candidate>>,
+        read: impl FnMut(&Candidate) -> ReadOutcome,
+    ) -> Result<RootScan, Error> {
+        let given = root.to_string_lossy().into_owned();
+        let abs = self.abs_root(root);
+        let is_dir = candidates.is_some();
+        let candidates = candidates.unwrap_or_default();
         let allocation = allocate(given, &candidates, &self.config, read)?;
         Ok(RootScan {
             abs_root: abs.unwrap_or_else(|| root.to_path_buf()),

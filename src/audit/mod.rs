@@ -128,16 +128,23 @@ pub fn audit_root(
     source: &ConfigSource,
     notes: &LoadNotes,
 ) -> Result<RootAudit, Error> {
-    audit_root_with_scan(scanner, root, source, notes).map(|(audit, _)| audit)
+    audit_root_at(scanner, root, source, notes, None).map(|(audit, _)| audit)
 }
 
-/// [`audit_root`], also handing back the scan it is built on (for example to
-/// render the section with [`crate::render`]).
-pub fn audit_root_with_scan(
+/// [`audit_root`], or with `rev` the git revision `rev` of `root` read as a
+/// repository (see [`Scanner::scan_rev`]); also hands back the scan the
+/// audit is built on (for example to render the section with
+/// [`crate::render`]). A revision has no directories on disk to look into,
+/// so its audit leaves out what only the filesystem can tell: rule files
+/// never discovered, unlistable directories, nested repositories and
+/// symlink checks (a link a checkout could not read is reported as
+/// unreadable, with the reason).
+pub fn audit_root_at(
     scanner: &Scanner,
     root: &Path,
     source: &ConfigSource,
     notes: &LoadNotes,
+    rev: Option<&str>,
 ) -> Result<(RootAudit, RootScan), Error> {
     // Host expansions are looked for in the text the budget pass reads, so
     // no file is read twice.
@@ -149,8 +156,7 @@ pub fn audit_root_with_scan(
         exhaustive = found;
         candidates
     };
-    let scan = scanner.scan_with_walk(root, walk, |candidate| {
-        let outcome = read_candidate(candidate);
+    let mut note_expansions = |candidate: &Candidate, outcome: ReadOutcome| {
         if let ReadOutcome::Text(decoded) = &outcome {
             let found = host_expansions(&candidate.display(), &decoded.text);
             if !found.is_empty() {
@@ -158,7 +164,27 @@ pub fn audit_root_with_scan(
             }
         }
         outcome
-    })?;
+    };
+    #[cfg(feature = "git")]
+    let mut snapshot = None;
+    let scan = match rev {
+        None => scanner.scan_with_walk(root, walk, |candidate| {
+            note_expansions(candidate, read_candidate(candidate))
+        })?,
+        #[cfg(feature = "git")]
+        Some(rev) => {
+            let snap = snapshot.insert(scanner.open_rev(root, rev)?);
+            snap.scan(scanner, root, |candidate, bytes| {
+                note_expansions(candidate, crate::read::outcome_of(bytes))
+            })?
+        }
+        #[cfg(not(feature = "git"))]
+        Some(_) => {
+            return Err(Error::Git(
+                "--rev needs promptinclude built with the `git` feature".to_string(),
+            ))
+        }
+    };
     let config = scanner.config();
     let mut warnings = root_warnings(&scan, config, source, notes, root);
     let canonical_root = std::fs::canonicalize(&scan.abs_root).ok();
@@ -169,7 +195,16 @@ pub fn audit_root_with_scan(
         let disposition = &scan.allocation.dispositions[i];
         let status = FileStatus::of(disposition, scan.result());
         let reading = match disposition {
-            Disposition::NotReached => read_unreached(candidate, &mut expansions),
+            Disposition::NotReached => {
+                #[cfg(feature = "git")]
+                let outcome = match &mut snapshot {
+                    Some(snap) => crate::read::outcome_of(snap.read(candidate)?),
+                    None => read_candidate(candidate),
+                };
+                #[cfg(not(feature = "git"))]
+                let outcome = read_candidate(candidate);
+                read_unreached(candidate, outcome, &mut expansions)
+            }
             Disposition::Blank => Reading {
                 tokens: Some(0),
                 blank: true,
@@ -191,9 +226,18 @@ pub fn audit_root_with_scan(
             FileStatus::Ok | FileStatus::Cropped => path_tokens + included,
             _ => 0,
         };
-        let link = check_link(candidate.as_path(), canonical_root.as_deref());
+        // A revision's files are not on disk: only a checkout could be looked at.
+        let link = if rev.is_some() {
+            LinkCheck::Fine
+        } else {
+            check_link(candidate.as_path(), canonical_root.as_deref())
+        };
         warnings.extend(link.warning(&path));
-        if let Some(repo) = nested.containing(&scan.abs_root, candidate.as_path()) {
+        let nested_repo = match rev {
+            None => nested.containing(&scan.abs_root, candidate.as_path()),
+            Some(_) => None,
+        };
+        if let Some(repo) = nested_repo {
             warnings.push(Warning::file(
                 WarningKind::NestedRepository,
                 &path,
@@ -248,9 +292,10 @@ pub fn audit_root_with_scan(
 /// Reads and counts a file the budget pass never reached (what it would cost).
 fn read_unreached(
     candidate: &Candidate,
+    outcome: ReadOutcome,
     expansions: &mut HashMap<Vec<u8>, Vec<Warning>>,
 ) -> Reading {
-    match read_candidate(candidate) {
+    match outcome {
         ReadOutcome::Text(decoded) => {
             let found = host_expansions(&candidate.display(), &decoded.text);
             if !found.is_empty() {

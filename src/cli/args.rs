@@ -181,6 +181,14 @@ pub struct RootArgs {
     /// Worker threads, 1 to 256 (default: the number of CPUs). Output is identical for any value.
     #[arg(short = 'j', long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<NonZeroUsize>,
+    /// Scan revision REV (HEAD, a branch, tag, commit, HEAD~3, ...) of each
+    /// ROOT read as a git repository (a work tree or a bare repository),
+    /// without a checkout: the result a fresh checkout of REV at ROOT's path
+    /// would give. In a work tree only the committed revision is seen
+    /// (uncommitted and untracked files are not). Project configuration files
+    /// are not consulted (as with --no-project-config).
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
 }
 
 /// `scan` arguments.

@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
-use promptinclude::audit::{audit_root, audit_root_with_scan, FileStatus, RootAudit, SCHEMA};
+use promptinclude::audit::{audit_root_at, FileStatus, RootAudit, SCHEMA};
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
@@ -20,7 +20,7 @@ use super::commands::{report_root_error, ErrorRecord};
 use super::exit::ExitStatus;
 use super::interrupt;
 use super::progress::Progress;
-use super::settings::{collect_roots, init_threads, resolver};
+use super::settings::{collect_roots, init_threads};
 
 /// One JSON Lines record: the schema and record type, then the data.
 #[derive(Serialize)]
@@ -182,7 +182,8 @@ impl Paint {
 
 /// `promptinclude audit`.
 pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
-    let resolver = resolver(&args.config)?;
+    let resolver = super::commands::resolver_for(&args.config, &args.roots)?;
+    let rev = args.roots.rev.as_deref();
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
@@ -203,15 +204,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let with_content = args.html_include_content;
     batch.run(
         |_, planned, scanner| {
-            if with_content {
-                let (report, scan) =
-                    audit_root_with_scan(scanner, &planned.root, &planned.source, &planned.notes)?;
-                let section = promptinclude::render(scan.result(), &scanner.config().name_pattern);
-                Ok((report, Some(section)))
-            } else {
-                audit_root(scanner, &planned.root, &planned.source, &planned.notes)
-                    .map(|report| (report, None))
-            }
+            let (report, scan) =
+                audit_root_at(scanner, &planned.root, &planned.source, &planned.notes, rev)?;
+            let section = with_content
+                .then(|| promptinclude::render(scan.result(), &scanner.config().name_pattern));
+            Ok((report, section))
         },
         |i, planned, report| {
             let (report, section) = match report {

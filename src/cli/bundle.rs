@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use promptinclude::batch::Batch;
 use promptinclude::bundle::{
-    bundle_root, verify_root, Manifest, ManifestError, MANIFEST_FILE, MANIFEST_SCHEMA,
+    bundle_root_at, verify_root, Manifest, ManifestError, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
 
 use super::args::{BundleArgs, VerifyArgs};
@@ -25,11 +25,12 @@ use super::commands::{check_root, report_root_error, section_file_name};
 use super::exit::ExitStatus;
 use super::interrupt;
 use super::progress::Progress;
-use super::settings::{collect_roots, init_threads, resolver};
+use super::settings::{collect_roots, init_threads};
 
 /// `promptinclude bundle`.
 pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
-    let resolver = resolver(&args.config)?;
+    let resolver = super::commands::resolver_for(&args.config, &args.roots)?;
+    let rev = args.roots.rev.as_deref();
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
@@ -49,7 +50,7 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     let mut failure = Ok(());
     batch.run(
         |_, planned, scanner| {
-            let bundled = bundle_root(scanner, &planned.root)?;
+            let bundled = bundle_root_at(scanner, &planned.root, rev)?;
             Ok((bundled, scanner.config().clone()))
         },
         |i, planned, outcome| {
@@ -87,6 +88,7 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
         schema: MANIFEST_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         settings: resolver,
+        rev: args.roots.rev.clone(),
         roots: entries,
         errors,
     };
@@ -279,7 +281,13 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
     batch.run(
         |i, planned, scanner| {
             Ok(match manifest.roots.get(i) {
-                Some(entry) => verify_root(entry, &planned.source, scanner, &dir),
+                Some(entry) => verify_root(
+                    entry,
+                    &planned.source,
+                    scanner,
+                    &dir,
+                    manifest.rev.as_deref(),
+                ),
                 None => vec![format!(
                     "not in the bundle (it failed when bundled: {}), and scans now",
                     manifest.errors[i - bundled].error

@@ -4,14 +4,16 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use promptinclude::batch::Batch;
+use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
+use promptinclude::project::Resolver;
 use promptinclude::render::{json_string, render, to_json_line};
 use promptinclude::RootError;
+use promptinclude::{Error, RootScan, Scanner};
 use serde::Serialize;
 
-use super::args::{CheckIgnoreArgs, RenderArgs, ScanArgs};
+use super::args::{CheckIgnoreArgs, ConfigArgs, RenderArgs, RootArgs, ScanArgs};
 use super::atomic::write_atomic;
 use super::exit::ExitStatus;
 use super::progress::Progress;
@@ -62,18 +64,43 @@ pub fn error_line(given: &Path, error: &RootError) -> String {
     serde_json::to_string(&ErrorRecord::new(given, error)).unwrap_or_default()
 }
 
+/// The configuration rule for `args`: with `--rev`, project files on disk
+/// are not consulted (they may not be those of the revision).
+pub fn resolver_for(config: &ConfigArgs, roots: &RootArgs) -> Result<Resolver> {
+    let mut resolver = resolver(config)?;
+    if roots.rev.is_some() {
+        resolver.project_config = false;
+    }
+    Ok(resolver)
+}
+
+/// Scans one root: on disk, or revision `rev` of it read as a git repository.
+pub fn scan_root(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<RootScan, Error> {
+    match rev {
+        None => scanner.scan_detailed(root),
+        #[cfg(feature = "git")]
+        Some(rev) => scanner.scan_rev(root, rev),
+        #[cfg(not(feature = "git"))]
+        Some(_) => Err(Error::Git(
+            "--rev needs promptinclude built with the `git` feature".to_string(),
+        )),
+    }
+}
+
 /// `promptinclude scan`.
 pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
-    let resolver = resolver(&args.config)?;
+    let resolver = resolver_for(&args.config, &args.roots)?;
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
+    let rev = args.roots.rev.as_deref();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut status = ExitStatus::Success;
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
-    batch.scan(|i, planned, scan| {
+    let work = |_, planned: &PlannedRoot, scanner: &Scanner| scan_root(scanner, &planned.root, rev);
+    batch.run(work, |i, planned, scan| {
         let line = match scan {
             Ok(scan) => {
                 status = status.merge(check_root(scan.is_dir, &planned.root));
@@ -108,12 +135,13 @@ struct IndexEntry {
 
 /// `promptinclude render`.
 pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
-    let resolver = resolver(&args.config)?;
+    let resolver = resolver_for(&args.config, &args.roots)?;
     let roots = collect_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
+    let rev = args.roots.rev.as_deref();
     let Some(out_dir) = &args.out_dir else {
-        return render_one(&batch, args.json);
+        return render_one(&batch, args.json, rev);
     };
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
@@ -123,7 +151,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     let mut failure = Ok(());
     batch.run(
         |_, planned, scanner| {
-            let scan = scanner.scan_detailed(&planned.root)?;
+            let scan = scan_root(scanner, &planned.root, rev)?;
             let section = render(scan.result(), &scanner.config().name_pattern);
             Ok((scan, section))
         },
@@ -163,7 +191,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
 }
 
 /// `promptinclude render ROOT`: one root's section (or `--json`) on stdout.
-fn render_one(batch: &Batch, json: bool) -> Result<ExitStatus> {
+fn render_one(batch: &Batch, json: bool, rev: Option<&str>) -> Result<ExitStatus> {
     let [root] = batch.roots() else {
         anyhow::bail!(
             "render prints one root's section; give one ROOT, or --out-dir DIR for several"
@@ -172,7 +200,7 @@ fn render_one(batch: &Batch, json: bool) -> Result<ExitStatus> {
     let planned = &batch.plan_root(root);
     let (scan, name_pattern) = match planned.scanner() {
         Err(e) => return Ok(report_root_error(&planned.root, e)),
-        Ok(scanner) => match scanner.scan_detailed(&planned.root) {
+        Ok(scanner) => match scan_root(scanner, &planned.root, rev) {
             Ok(scan) => (scan, scanner.config().name_pattern.clone()),
             Err(e) => {
                 let e = RootError::new(&e, &planned.source, &planned.notes);

@@ -1,0 +1,636 @@
+//! Scanning a git revision without a checkout (`--rev`).
+//!
+//! A root is read as a git repository (a work tree or a bare repository);
+//! the revision is resolved there and its tree is walked in the object
+//! database, applying exactly the rules of the filesystem walk
+//! ([`crate::discover::walk`]), so that the result is what the reference
+//! gives on a fresh checkout of the revision at the root's path:
+//!
+//! * depth, the pruning of directories (`rel` or `rel + "/"`), `name_pattern`
+//!   on file names and the patterns on files are those of the walk;
+//! * a submodule (gitlink) is an empty directory: it can be pruned, it holds
+//!   nothing;
+//! * a symlink stored in the tree is resolved inside the tree as the kernel
+//!   would resolve it in a checkout: a link to a directory is a directory
+//!   (it can be pruned, it is never entered), a link to a file reads that
+//!   file's blob, and a dangling link, a loop, a path through a file or a
+//!   target outside the repository is a non-directory that cannot be read;
+//! * executable bits make no difference;
+//! * `PATH_MAX` and the reference's recursion limit are applied to the paths
+//!   the checkout would have, as the filesystem walk applies them;
+//! * blobs are decoded by [`crate::read::decode`] (UTF-8 with replacement,
+//!   universal newlines), as the checkout's files would be (no filters:
+//!   `.gitattributes` conversions such as `eol=crlf` are not applied).
+//!
+//! In a work tree only the committed revision is seen: uncommitted changes
+//! and untracked files are not. An object missing from the repository (a
+//! blob left out of a partial clone) fails the whole root with a clear
+//! [`Error::Git`]; nothing is written to disk.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use gix::hash::ObjectId;
+use gix::objs::tree::EntryKind;
+use rayon::prelude::*;
+
+use crate::discover::path::join_rel;
+use crate::discover::walk::RECURSION_DIR_DEPTH;
+use crate::discover::{sort_candidates, Candidate, Matchers};
+use crate::error::Error;
+use crate::read::{outcome_of, ReadOutcome};
+use crate::scan::{RootScan, Scanner};
+use crate::sys::{fits_path_max, PATH_MAX};
+
+/// Most symbolic links followed while resolving one path (Linux's limit).
+const MAX_LINK_HOPS: u32 = 40;
+
+/// How many of a root's first candidates are read ahead in parallel;
+/// the budget pass reads any others as it reaches them.
+const READ_AHEAD: usize = 256;
+
+/// Where a candidate's text comes from.
+#[derive(Clone, Debug)]
+enum Source {
+    /// This blob (a file, or the file a symlink resolves to).
+    Blob(ObjectId),
+    /// It cannot be read in a checkout; why.
+    Unreadable(String),
+}
+
+/// An entry of a tree, decoded once.
+#[derive(Clone, Debug)]
+struct Entry {
+    name: Vec<u8>,
+    kind: Kind,
+    id: ObjectId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Tree,
+    Gitlink,
+    File,
+    Link,
+}
+
+/// What a symlink resolves to inside the tree.
+#[derive(Clone, Debug)]
+enum Resolved {
+    /// A directory (a tree, a submodule, the root).
+    Dir,
+    /// A file: its blob.
+    File(ObjectId),
+    /// A checkout could not `stat` it; why (as the error a checkout would give).
+    Fails(String),
+}
+
+/// A revision's tree, opened for scanning.
+pub struct RevTree {
+    repo: gix::ThreadSafeRepository,
+    tree: ObjectId,
+}
+
+impl std::fmt::Debug for RevTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RevTree").field("tree", &self.tree).finish()
+    }
+}
+
+fn git_error(what: impl std::fmt::Display) -> Error {
+    Error::Git(what.to_string())
+}
+
+impl RevTree {
+    /// Opens the repository at `repo_path` (a work tree or a bare
+    /// repository; not searched for upwards) and resolves `rev` to a tree.
+    pub fn open(repo_path: &Path, rev: &str) -> Result<RevTree, Error> {
+        let repo = gix::open_opts(repo_path, gix::open::Options::isolated()).map_err(|e| {
+            git_error(format!(
+                "{}: not a git repository: {e}",
+                repo_path.display()
+            ))
+        })?;
+        let id = repo.rev_parse_single(rev).map_err(|e| {
+            git_error(format!(
+                "{}: cannot resolve revision `{rev}`: {e}",
+                repo_path.display()
+            ))
+        })?;
+        let tree = id
+            .object()
+            .map_err(|e| missing(repo_path, &e))?
+            .peel_to_tree()
+            .map_err(|e| {
+                git_error(format!(
+                    "{}: revision `{rev}` has no tree: {e}",
+                    repo_path.display()
+                ))
+            })?
+            .id;
+        Ok(RevTree {
+            repo: repo.into_sync(),
+            tree,
+        })
+    }
+
+    /// Walks the tree as the filesystem walk would walk a checkout of it at
+    /// `abs_root` (absolute, lexically normalised), and returns the
+    /// candidates in the reference's order with where each one's text is.
+    fn discover(&self, abs_root: &[u8], matchers: &Matchers) -> Result<Discovered, Error> {
+        if matchers.max_depth <= 0 {
+            return Ok(Discovered::default());
+        }
+        let repo = self.repo.to_thread_local();
+        let mut walk = TreeWalk {
+            repo: &repo,
+            matchers,
+            root_tree: self.tree,
+            root_components: components(abs_root),
+            trees: HashMap::new(),
+            links: HashMap::new(),
+            limits: true,
+        };
+        match walk.run(abs_root)? {
+            Some(found) => Ok(found),
+            None => {
+                // The reference raises RecursionError on this tree: finish
+                // the walk as its algorithm would without the limits.
+                walk.limits = false;
+                Ok(walk.run(abs_root)?.unwrap_or_default())
+            }
+        }
+    }
+
+    /// Reads a blob's bytes; a missing object is an error for the root.
+    fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
+        let object = repo.find_object(id).map_err(|e| missing(repo.path(), &e))?;
+        if object.kind != gix::objs::Kind::Blob {
+            return Err(git_error(format!(
+                "{}: object {id} is a {}, not a blob",
+                repo.path().display(),
+                object.kind
+            )));
+        }
+        Ok(object.detach().data)
+    }
+}
+
+fn missing(repo: &Path, e: &dyn std::fmt::Display) -> Error {
+    git_error(format!(
+        "{}: cannot read an object (missing from a partial or shallow clone, or corrupt): {e}",
+        repo.display()
+    ))
+}
+
+/// The candidates of a tree and where their text is.
+#[derive(Default)]
+struct Discovered {
+    candidates: Vec<Candidate>,
+    sources: HashMap<Vec<u8>, Source>,
+}
+
+/// Starts following `target` from the directory `current`: an absolute
+/// target starts from `/`; its parts come before the `rest` still to follow.
+fn start(current: &mut Vec<Vec<u8>>, rest: &mut VecDeque<Vec<u8>>, target: &[u8]) {
+    if target.starts_with(b"/") {
+        current.clear();
+    }
+    for part in target.split(|&b| b == b'/').rev() {
+        rest.push_front(part.to_vec());
+    }
+}
+
+/// The components of an absolute path (`/` is none).
+fn components(path: &[u8]) -> Vec<Vec<u8>> {
+    path.split(|&b| b == b'/')
+        .filter(|c| !c.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+struct TreeWalk<'r, 'm> {
+    repo: &'r gix::Repository,
+    matchers: &'m Matchers,
+    root_tree: ObjectId,
+    root_components: Vec<Vec<u8>>,
+    trees: HashMap<ObjectId, Arc<Vec<Entry>>>,
+    links: HashMap<ObjectId, Vec<u8>>,
+    /// Whether `PATH_MAX` and the recursion limit apply (off when the
+    /// reference raises and the walk is redone).
+    limits: bool,
+}
+
+/// One directory to visit.
+struct DirItem {
+    /// The tree, or `None` for a submodule (an empty directory).
+    tree: Option<ObjectId>,
+    full: Vec<u8>,
+    /// Relative to the root, as the matchers see it.
+    rel: String,
+    /// Relative to the root, raw components.
+    components: Vec<Vec<u8>>,
+    depth: i64,
+    /// Only listed (a directory at exactly `max_depth`, for the recursion
+    /// check): its entries are not taken.
+    blocked: bool,
+}
+
+impl TreeWalk<'_, '_> {
+    fn entries(&mut self, id: ObjectId) -> Result<Arc<Vec<Entry>>, Error> {
+        if let Some(entries) = self.trees.get(&id) {
+            return Ok(Arc::clone(entries));
+        }
+        let object = self
+            .repo
+            .find_object(id)
+            .map_err(|e| missing(self.repo.path(), &e))?;
+        let tree = gix::objs::TreeRef::from_bytes(&object.data, self.repo.object_hash())
+            .map_err(|e| git_error(format!("tree {id}: {e}")))?;
+        let entries: Vec<Entry> = tree
+            .entries
+            .iter()
+            .map(|e| Entry {
+                name: e.filename.to_vec(),
+                kind: match e.mode.kind() {
+                    EntryKind::Tree => Kind::Tree,
+                    EntryKind::Commit => Kind::Gitlink,
+                    EntryKind::Link => Kind::Link,
+                    EntryKind::Blob | EntryKind::BlobExecutable => Kind::File,
+                },
+                id: e.oid.to_owned(),
+            })
+            .collect();
+        let entries = Arc::new(entries);
+        self.trees.insert(id, Arc::clone(&entries));
+        Ok(entries)
+    }
+
+    fn link_target(&mut self, id: ObjectId) -> Result<Vec<u8>, Error> {
+        if let Some(target) = self.links.get(&id) {
+            return Ok(target.clone());
+        }
+        let target = RevTree::read_blob(self.repo, id)?;
+        self.links.insert(id, target.clone());
+        Ok(target)
+    }
+
+    /// The entries of the directory at `components` below the root (all
+    /// of them trees or submodules), or `None` if it is not one.
+    fn dir_entries(&mut self, components: &[Vec<u8>]) -> Result<Option<Arc<Vec<Entry>>>, Error> {
+        let mut entries = self.entries(self.root_tree)?;
+        for name in components {
+            let Some(entry) = entries.iter().find(|e| &e.name == name).cloned() else {
+                return Ok(None);
+            };
+            entries = match entry.kind {
+                Kind::Tree => self.entries(entry.id)?,
+                Kind::Gitlink => Arc::new(Vec::new()),
+                _ => return Ok(None),
+            };
+        }
+        Ok(Some(entries))
+    }
+
+    /// Resolves the symlink whose target is `target`, stored in the
+    /// directory at `dir` (components below the root), as the kernel would
+    /// in a checkout at the root's path.
+    fn resolve(&mut self, dir: &[Vec<u8>], target: &[u8]) -> Result<Resolved, Error> {
+        let root_len = self.root_components.len();
+        let mut current: Vec<Vec<u8>> = self.root_components.clone();
+        current.extend(dir.iter().cloned());
+        let mut rest: VecDeque<Vec<u8>> = VecDeque::new();
+        let mut hops = 1;
+        if target.is_empty() {
+            return Ok(Resolved::Fails(
+                "No such file or directory (empty link)".into(),
+            ));
+        }
+        start(&mut current, &mut rest, target);
+        while let Some(part) = rest.pop_front() {
+            match &part[..] {
+                b"" | b"." => continue,
+                b".." => {
+                    current.pop();
+                    continue;
+                }
+                _ => {}
+            }
+            let inside =
+                current.len() >= root_len && current[..root_len] == self.root_components[..];
+            if !inside {
+                current.push(part);
+                continue;
+            }
+            let Some(entries) = self.dir_entries(&current[root_len..])? else {
+                return Ok(Resolved::Fails("Not a directory".into()));
+            };
+            let Some(entry) = entries.iter().find(|e| e.name == part).cloned() else {
+                return Ok(Resolved::Fails(
+                    "No such file or directory (dangling symlink)".into(),
+                ));
+            };
+            match entry.kind {
+                Kind::Tree | Kind::Gitlink => current.push(part),
+                Kind::File => {
+                    return Ok(if rest.is_empty() {
+                        Resolved::File(entry.id)
+                    } else {
+                        Resolved::Fails("Not a directory".into())
+                    });
+                }
+                Kind::Link => {
+                    hops += 1;
+                    if hops > MAX_LINK_HOPS {
+                        return Ok(Resolved::Fails("Too many levels of symbolic links".into()));
+                    }
+                    let target = self.link_target(entry.id)?;
+                    if target.is_empty() {
+                        return Ok(Resolved::Fails(
+                            "No such file or directory (empty link)".into(),
+                        ));
+                    }
+                    start(&mut current, &mut rest, &target);
+                }
+            }
+        }
+        let inside = current.len() >= root_len && current[..root_len] == self.root_components[..];
+        if inside {
+            Ok(Resolved::Dir)
+        } else {
+            Ok(Resolved::Fails(
+                "symbolic link to outside the repository: not read".into(),
+            ))
+        }
+    }
+
+    fn is_pruned(&self, rel: &str) -> bool {
+        self.matchers
+            .ignore
+            .as_ref()
+            .is_some_and(|spec| spec.is_dir_ignored(rel))
+    }
+
+    /// The walk; `None` when the reference raises `RecursionError` on this
+    /// tree (only with the limits on).
+    fn run(&mut self, abs_root: &[u8]) -> Result<Option<Discovered>, Error> {
+        let mut found = Discovered::default();
+        let max_depth = self.matchers.max_depth;
+        let mut stack = vec![DirItem {
+            tree: Some(self.root_tree),
+            full: abs_root.to_vec(),
+            rel: String::new(),
+            components: Vec::new(),
+            depth: 0,
+            blocked: false,
+        }];
+        while let Some(dir) = stack.pop() {
+            // A directory whose path is too long is listed by its parent
+            // but never walked.
+            if self.limits && !fits_path_max(&dir.full) {
+                continue;
+            }
+            let entries = match dir.tree {
+                Some(id) => self.entries(id)?,
+                None => Arc::new(Vec::new()),
+            };
+            let separator: &[u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
+            let child_depth = dir.depth + separator.len() as i64;
+            let descend = !dir.blocked && child_depth < max_depth;
+            let check_recursion = self.limits && dir.depth == RECURSION_DIR_DEPTH;
+            let probe_depth_cut = !dir.blocked
+                && child_depth == max_depth
+                && self.limits
+                && child_depth == RECURSION_DIR_DEPTH;
+            for entry in entries.iter() {
+                let name = &entry.name[..];
+                let fits = !self.limits || dir.full.len() + 1 + name.len() < PATH_MAX;
+                // (is a directory, is a link, stat failed, resolved target)
+                let (is_dir, is_link, stat_failed, resolved) = match entry.kind {
+                    Kind::Tree | Kind::Gitlink => (true, false, false, None),
+                    Kind::File => (false, false, false, None),
+                    Kind::Link if !fits => (
+                        false,
+                        true,
+                        true,
+                        Some(Resolved::Fails("File name too long".into())),
+                    ),
+                    Kind::Link => {
+                        let target = self.link_target(entry.id)?;
+                        match self.resolve(&dir.components, &target)? {
+                            Resolved::Dir => (true, true, false, None),
+                            r @ Resolved::File(_) => (false, true, false, Some(r)),
+                            r @ Resolved::Fails(_) => (false, true, true, Some(r)),
+                        }
+                    }
+                };
+                if check_recursion && stat_failed {
+                    return Ok(None);
+                }
+                if is_dir {
+                    if dir.blocked {
+                        continue;
+                    }
+                    let needed =
+                        descend && (check_recursion || !is_link) || (!is_link && probe_depth_cut);
+                    if !needed {
+                        continue;
+                    }
+                    let rel = join_rel(&dir.rel, name);
+                    let pruned = self.is_pruned(&rel);
+                    if !descend {
+                        // Listed by os.walk (exactly max_depth), for the
+                        // recursion check only.
+                        if !pruned {
+                            stack.push(self.child(&dir, separator, entry, rel, true));
+                        }
+                        continue;
+                    }
+                    if pruned {
+                        continue;
+                    }
+                    if check_recursion {
+                        return Ok(None);
+                    }
+                    if !is_link {
+                        stack.push(self.child(&dir, separator, entry, rel, false));
+                    }
+                } else if !dir.blocked && self.matchers.name.is_match_bytes(name) {
+                    let rel = join_rel(&dir.rel, name);
+                    let ignored = self
+                        .matchers
+                        .ignore
+                        .as_ref()
+                        .is_some_and(|spec| spec.is_file_ignored(&rel));
+                    if ignored {
+                        continue;
+                    }
+                    let full = [&dir.full[..], separator, name].concat();
+                    let source = if self.limits && !fits_path_max(&full) {
+                        Source::Unreadable(
+                            io::Error::from_raw_os_error(libc::ENAMETOOLONG).to_string(),
+                        )
+                    } else {
+                        match (entry.kind, resolved) {
+                            (Kind::File, _) => Source::Blob(entry.id),
+                            (_, Some(Resolved::File(id))) => Source::Blob(id),
+                            (_, Some(Resolved::Fails(why))) => Source::Unreadable(why),
+                            _ => Source::Unreadable("not a regular file".into()),
+                        }
+                    };
+                    let candidate = if self.limits {
+                        Candidate::new(full.clone())
+                    } else {
+                        Candidate::new_piecewise(full.clone())
+                    };
+                    found.candidates.push(candidate);
+                    found.sources.insert(full, source);
+                }
+            }
+        }
+        sort_candidates(&mut found.candidates);
+        Ok(Some(found))
+    }
+
+    fn child(
+        &self,
+        dir: &DirItem,
+        separator: &[u8],
+        entry: &Entry,
+        rel: String,
+        blocked: bool,
+    ) -> DirItem {
+        let mut components = dir.components.clone();
+        components.push(entry.name.clone());
+        DirItem {
+            tree: (entry.kind == Kind::Tree).then_some(entry.id),
+            full: [&dir.full[..], separator, &entry.name[..]].concat(),
+            rel,
+            components,
+            depth: dir.depth + separator.len() as i64,
+            blocked,
+        }
+    }
+}
+
+impl Scanner {
+    /// Scans revision `rev` of the git repository at `root` (a work tree or
+    /// a bare repository) without a checkout: the reference's result on a
+    /// fresh checkout of `rev` at `root`'s path. Fails with [`Error::Git`]
+    /// when `root` is not a repository, `rev` does not resolve or an object
+    /// is missing.
+    pub fn scan_rev(&self, root: &Path, rev: &str) -> Result<RootScan, Error> {
+        self.scan_rev_with_reader(root, rev, |_, bytes| outcome_of(bytes))
+    }
+
+    /// [`Scanner::scan_rev`], handing the bytes of each file the budget pass
+    /// reaches to `read` (for callers that also hash them).
+    pub fn scan_rev_with_reader(
+        &self,
+        root: &Path,
+        rev: &str,
+        read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
+    ) -> Result<RootScan, Error> {
+        self.open_rev(root, rev)?.scan(self, root, read)
+    }
+
+    /// Opens revision `rev` of the repository at `root` and discovers its
+    /// candidates, for callers that scan it and then read more of its files
+    /// (the audit reads the files the budget pass never reached).
+    pub fn open_rev(&self, root: &Path, rev: &str) -> Result<RevSnapshot, Error> {
+        let abs = self
+            .abs_root(root)
+            .ok_or_else(|| git_error("the current directory is gone"))?;
+        let tree = RevTree::open(&abs, rev)?;
+        let discovered = tree.discover(abs.as_os_str().as_encoded_bytes(), self.matchers())?;
+        let repo = tree.repo.to_thread_local();
+        Ok(RevSnapshot {
+            tree,
+            discovered,
+            repo,
+            blobs: HashMap::new(),
+        })
+    }
+}
+
+/// A revision's candidates, discovered, with the repository to read them from.
+pub struct RevSnapshot {
+    tree: RevTree,
+    discovered: Discovered,
+    repo: gix::Repository,
+    blobs: HashMap<ObjectId, Vec<u8>>,
+}
+
+impl std::fmt::Debug for RevSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RevSnapshot")
+            .field("tree", &self.tree)
+            .field("candidates", &self.discovered.candidates.len())
+            .finish()
+    }
+}
+
+impl RevSnapshot {
+    /// The bytes of a candidate, as reading it in a checkout would give
+    /// them (`Err` for what a checkout could not read); a missing object
+    /// is an [`Error::Git`].
+    pub fn read(&mut self, candidate: &Candidate) -> Result<io::Result<Vec<u8>>, Error> {
+        Ok(match self.discovered.sources.get(candidate.as_bytes()) {
+            Some(Source::Blob(id)) => match self.blobs.get(id) {
+                Some(bytes) => Ok(bytes.clone()),
+                None => Ok(RevTree::read_blob(&self.repo, *id)?),
+            },
+            Some(Source::Unreadable(why)) => Err(io::Error::other(why.clone())),
+            None => Err(io::Error::other("not in the tree")),
+        })
+    }
+
+    /// Scans the snapshot with `scanner` (the one that opened it), handing
+    /// the bytes of each file the budget pass reaches to `read`.
+    pub fn scan(
+        &mut self,
+        scanner: &Scanner,
+        root: &Path,
+        mut read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
+    ) -> Result<RootScan, Error> {
+        // Read the first candidates' blobs in parallel, one repository
+        // handle per rayon job.
+        let sources = &self.discovered.sources;
+        let blob_of = |c: &Candidate| match sources.get(c.as_bytes()) {
+            Some(Source::Blob(id)) => Some(*id),
+            _ => None,
+        };
+        let candidates = &self.discovered.candidates;
+        let ahead: Vec<Result<Vec<u8>, Error>> = candidates
+            .par_iter()
+            .take(READ_AHEAD)
+            .filter_map(blob_of)
+            .map_init(
+                || self.tree.repo.to_thread_local(),
+                |repo, id| RevTree::read_blob(repo, id),
+            )
+            .collect();
+        let ids = candidates.iter().take(READ_AHEAD).filter_map(blob_of);
+        for (id, bytes) in ids.zip(ahead) {
+            self.blobs.insert(id, bytes?);
+        }
+        let mut failure = None;
+        let candidates = self.discovered.candidates.clone();
+        let scan = scanner.scan_discovered(root, Some(candidates), |candidate| {
+            let bytes = match self.read(candidate) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    Err(io::Error::other("missing object"))
+                }
+            };
+            read(candidate, bytes)
+        })?;
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(scan),
+        }
+    }
+}
