@@ -130,10 +130,67 @@ fn build(text: &str) -> Result<Builder, SyntaxError> {
     }
 }
 
-/// Rewrites each `\uXXXX` escape of a surrogate (D800–DFFF) as the `\U`
-/// escape of its stand-in (see [`super::value::lone_surrogate_stand_in`]),
-/// leaving escaped backslashes alone.
+/// Rewrites each `\uXXXX` escape of a surrogate (D800–DFFF) inside a
+/// double-quoted scalar as the `\U` escape of its stand-in (see
+/// [`super::value::lone_surrogate_stand_in`]); single-quoted and plain
+/// scalars and comments, where `\u` is just text, are left alone.
 fn surrogate_escapes_as_stand_ins(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((before, quoted, after)) = next_double_quoted(rest) {
+        out.push_str(before);
+        out.push_str(&rewrite_surrogate_escapes(quoted));
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Splits `text` at its first double-quoted scalar: what comes before, the
+/// scalar (quotes included), what comes after. A `"` starts a scalar only
+/// where a scalar may start (at the start, or after white space, `:`, `,`,
+/// `[`, `{`, `-` or `?`), outside comments and single-quoted scalars.
+fn next_double_quoted(text: &str) -> Option<(&str, &str, &str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut in_single = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let starts_token = i == 0
+            || matches!(
+                bytes[i - 1],
+                b' ' | b'\t' | b'\n' | b':' | b',' | b'[' | b'{' | b'-' | b'?'
+            );
+        if in_single {
+            if b == b'\'' {
+                if bytes.get(i + 1) == Some(&b'\'') {
+                    i += 1;
+                } else {
+                    in_single = false;
+                }
+            }
+        } else if b == b'#' && starts_token {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+        } else if b == b'\'' && starts_token {
+            in_single = true;
+        } else if b == b'"' && starts_token {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != b'"' {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(bytes.len());
+            return Some((&text[..i], &text[i..end], &text[end..]));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The surrogate escapes of one double-quoted scalar, rewritten (escaped
+/// backslashes left alone).
+fn rewrite_surrogate_escapes(text: &str) -> String {
     static ESCAPE: OnceLock<Regex> = OnceLock::new();
     let re = ESCAPE.get_or_init(|| {
         Regex::new(r"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})").expect("static pattern")
