@@ -330,6 +330,8 @@ fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
         Error::Pattern(p) => pattern_error(py, &p),
         Error::NamePattern(msg) => PyValueError::new_err(format!("invalid name_pattern: {msg}")),
         Error::Config(c) => PyValueError::new_err(format!("invalid configuration: {c}")),
+        // Only `--rev` scans read git; the Python API never asks for one.
+        Error::Git(msg) => pyo3::exceptions::PyOSError::new_err(msg),
         Error::Raised(r) => {
             let message = format!("{}: {r}", r.path);
             match r.error {
