@@ -457,16 +457,7 @@ impl TreeWalk<'_, '_> {
                     if !is_link {
                         stack.push(self.child(&dir, separator, entry, rel, false));
                     }
-                } else if !dir.blocked && self.matchers.name.is_match_bytes(name) {
-                    let rel = join_rel(&dir.rel, name);
-                    let ignored = self
-                        .matchers
-                        .ignore
-                        .as_ref()
-                        .is_some_and(|spec| spec.is_file_ignored(&rel));
-                    if ignored {
-                        continue;
-                    }
+                } else if !dir.blocked && self.matchers.takes_file(&dir.rel, name) {
                     let full = [&dir.full[..], separator, name].concat();
                     let source = if self.limits && !fits_path_max(&full) {
                         Source::Unreadable(

@@ -20,6 +20,9 @@ A0 = os.environ.get("PROMPTINCLUDE_REFERENCE") or os.path.join(
 A0 = os.path.abspath(A0)
 SCANNER = os.path.join(A0, "plugins", "_promptinclude", "helpers", "scanner.py")
 REQUIRE = os.environ.get("PROMPTINCLUDE_REQUIRE_ORACLE") == "1"
+# The random tree and configuration generator is shared with the oracle's
+# cross-check (tests/oracle/randomtrees.py).
+sys.path.insert(0, os.path.join(REPO, "tests", "oracle"))
 
 
 def unavailable(reason):

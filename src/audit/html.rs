@@ -18,7 +18,7 @@ use std::io::{self, Read, Write};
 
 use sha2::{Digest, Sha256};
 
-use super::{FileStatus, RootAudit};
+use super::{percent, relative, FileStatus, RootAudit};
 
 /// The page's one script. Its hash is computed at generation time and is
 /// the only script the Content-Security-Policy allows.
@@ -132,19 +132,6 @@ pub struct HtmlReport {
     warnings: usize,
     errors: usize,
     index: usize,
-}
-
-/// `path` relative to the root when it is below it.
-fn relative<'a>(path: &'a str, abs_root: &str) -> &'a str {
-    let prefix = abs_root.trim_end_matches('/');
-    path.strip_prefix(prefix)
-        .and_then(|rest| rest.strip_prefix('/'))
-        .filter(|rest| !rest.is_empty())
-        .unwrap_or(path)
-}
-
-fn percent(share: f64) -> String {
-    format!("{:.1}%", share * 100.0)
 }
 
 fn status_class(status: FileStatus) -> &'static str {

@@ -289,6 +289,20 @@ pub fn audit_root_at(
     Ok((audit, scan))
 }
 
+/// `path` relative to the root when it is below it (for reports).
+pub fn relative<'a>(path: &'a str, abs_root: &str) -> &'a str {
+    let prefix = abs_root.trim_end_matches('/');
+    path.strip_prefix(prefix)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(path)
+}
+
+/// A share (0 to 1) as a percentage with one decimal (for reports).
+pub fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
 /// Reads and counts a file the budget pass never reached (what it would cost).
 fn read_unreached(
     candidate: &Candidate,

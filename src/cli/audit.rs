@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
-use promptinclude::audit::{audit_root_at, FileStatus, RootAudit, SCHEMA};
+use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, RootAudit, SCHEMA};
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
@@ -315,19 +315,6 @@ fn write_record<T: Serialize>(
     };
     serde_json::to_writer(&mut *out, &record)?;
     out.write_all(b"\n")
-}
-
-/// `path` relative to the root when it is below it.
-fn relative<'a>(path: &'a str, abs_root: &str) -> &'a str {
-    let prefix = abs_root.trim_end_matches('/');
-    path.strip_prefix(prefix)
-        .and_then(|rest| rest.strip_prefix('/'))
-        .filter(|rest| !rest.is_empty())
-        .unwrap_or(path)
-}
-
-fn percent(share: f64) -> String {
-    format!("{:.1}%", share * 100.0)
 }
 
 fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::io::Result<()> {

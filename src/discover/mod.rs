@@ -36,6 +36,21 @@ pub struct Matchers {
 }
 
 impl Matchers {
+    /// Whether the non-directory `name` in the directory `parent_rel`
+    /// (relative, in matching form) is a rule-file candidate: its name
+    /// matches `name_pattern` and the spec does not drop `rel`. Every walk
+    /// (the filesystem's and a git tree's) decides with this.
+    pub fn takes_file(&self, parent_rel: &str, name: &[u8]) -> bool {
+        self.name.is_match_bytes(name) && !self.is_file_ignored(parent_rel, name)
+    }
+
+    /// Whether the spec drops the file `name` in `parent_rel` (no spec, no).
+    pub fn is_file_ignored(&self, parent_rel: &str, name: &[u8]) -> bool {
+        self.ignore
+            .as_ref()
+            .is_some_and(|spec| spec.is_file_ignored(&path::join_rel(parent_rel, name)))
+    }
+
     /// Compiles the filters of `config`. Fails exactly where the reference
     /// raises (a bad gitignore line), before anything is walked.
     pub fn new(config: &Config) -> Result<Matchers, Error> {

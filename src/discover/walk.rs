@@ -394,13 +394,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
                     subdirs.push(item);
                 }
             } else if dir.blocked.is_none() && self.matchers.name.is_match_bytes(name) {
-                let rel = join_rel(&dir.rel, name);
-                let ignored = self
-                    .matchers
-                    .ignore
-                    .as_ref()
-                    .is_some_and(|spec| spec.is_file_ignored(&rel));
-                if !ignored {
+                if !self.matchers.is_file_ignored(&dir.rel, name) {
                     let full = [&dir.full[..], separator, name].concat();
                     files.push(if self.piecewise {
                         Candidate::new_piecewise(full)

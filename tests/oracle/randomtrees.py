@@ -1,6 +1,7 @@
-"""Random trees and configurations for the differential tests (after
-tests/oracle/crosscheck.py): odd names, non-UTF-8 names, links, deep trees,
-blank and big files, and Python values of every kind for the six keys."""
+"""Random trees and configurations for the Python-side differential tests
+(tests/oracle/crosscheck.py and python/tests/): odd names, non-UTF-8 names,
+links, deep trees, blank and big files, and Python values of every kind for
+the six keys."""
 
 import math
 import os
