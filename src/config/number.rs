@@ -93,12 +93,10 @@ impl Number {
         match value {
             Some(v) => Number::Int(if negative { -v } else { v }),
             None => {
-                let trimmed = digits.trim_start_matches('0');
                 let decimal = if radix == 10 {
-                    trimmed.to_string()
+                    digits.trim_start_matches('0').to_string()
                 } else {
-                    // Display only: a non-decimal literal this large is shown as written.
-                    format!("{}{}", radix_prefix(radix), trimmed)
+                    to_decimal(digits, radix)
                 };
                 Number::Huge(HugeInt {
                     negative,
@@ -310,13 +308,28 @@ impl HugeInt {
     }
 }
 
-fn radix_prefix(radix: u32) -> &'static str {
-    match radix {
-        2 => "0b",
-        8 => "0o",
-        16 => "0x",
-        _ => "",
+/// The decimal digits of the non-negative integer `digits` in `radix`
+/// (digits already checked), as Python prints it.
+fn to_decimal(digits: &str, radix: u32) -> String {
+    // Little-endian limbs of 10^9.
+    const BASE: u64 = 1_000_000_000;
+    let mut limbs: Vec<u64> = vec![0];
+    for c in digits.chars() {
+        let mut carry = u64::from(c.to_digit(radix).unwrap_or(0));
+        for limb in &mut limbs {
+            let v = *limb * u64::from(radix) + carry;
+            *limb = v % BASE;
+            carry = v / BASE;
+        }
+        if carry > 0 {
+            limbs.push(carry);
+        }
     }
+    let mut out = limbs.last().map_or_else(String::new, u64::to_string);
+    for limb in limbs.iter().rev().skip(1) {
+        out.push_str(&format!("{limb:09}"));
+    }
+    out
 }
 
 /// Python's exact comparison of an `int` with a `float`.
@@ -538,6 +551,14 @@ mod tests {
         assert_eq!(n("+0012").to_string(), "12");
         let big = format!("1{}", "0".repeat(50));
         assert_eq!(n(&big).to_string(), big);
+        // 16**40 written in hex prints (and reloads) in decimal, as Python's int.
+        let hex = Number::from_digits(false, &format!("1{}", "0".repeat(40)), 16);
+        assert_eq!(
+            hex.to_string(),
+            "1461501637330902918203684832716283019655932542976"
+        );
+        let json = serde_json::to_string(&hex).unwrap();
+        assert_eq!(serde_json::from_str::<Number>(&json).unwrap(), hex);
         assert_eq!(n(&format!("-{big}")).to_string(), format!("-{big}"));
     }
 }
