@@ -12,6 +12,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 APPLY = os.path.join(REPO, "integrations", "agent-zero", "apply.sh")
+# The shared random tree generator (tests/oracle/randomtrees.py).
+RANDOMTREES = os.path.join(REPO, "tests", "oracle")
 
 CHILD = r"""
 import importlib.util, json, os, random, sys, warnings
@@ -19,7 +21,7 @@ warnings.simplefilter("ignore", DeprecationWarning)
 a0, patched, work, block = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 if block:
     sys.modules["promptinclude"] = None  # as if not installed: import raises ImportError
-sys.path[:0] = [patched, a0, os.path.join(sys.argv[5])]
+sys.path[:0] = [patched, a0, sys.argv[5]]
 from plugins._promptinclude.helpers import scanner
 assert scanner.__file__.startswith(patched), scanner.__file__
 spec = importlib.util.spec_from_file_location(
@@ -67,9 +69,10 @@ def patched_copy(a0_dir, tmp_path):
 def run_child(a0_dir, patched, work, block):
     os.makedirs(work)
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, a0_dir, patched, work, "1" if block else "0", HERE],
-        check=True, capture_output=True, text=True, cwd=work,
+        [sys.executable, "-c", CHILD, a0_dir, patched, work, "1" if block else "0", RANDOMTREES],
+        capture_output=True, text=True, cwd=work,
     )
+    assert out.returncode == 0, f"child exited {out.returncode}:\n{out.stderr}"
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
