@@ -159,13 +159,21 @@ fn totals(scan: &RootScan, section: &str) -> Totals {
 impl PromptDiff {
     /// Compares `before` with `after`, both scanned with `config`.
     pub fn between(before: &RootScan, after: &RootScan, config: &Config) -> PromptDiff {
-        let section_before = render(before.result(), &config.name_pattern);
-        let section_after = render(after.result(), &config.name_pattern);
-        let files = compare(seen(before), seen(after));
+        // Rendering and counting a side's section costs about what counting
+        // its files did: both sides at once.
+        let side = |scan: &RootScan| {
+            let section = render(scan.result(), &config.name_pattern);
+            let totals = totals(scan, &section);
+            (section, totals)
+        };
+        let ((section_before, before_totals), ((section_after, after_totals), files)) = rayon::join(
+            || side(before),
+            || rayon::join(|| side(after), || compare(seen(before), seen(after))),
+        );
         PromptDiff {
             files,
-            before: totals(before, &section_before),
-            after: totals(after, &section_after),
+            before: before_totals,
+            after: after_totals,
             max_total_tokens: config.max_total_tokens.clone(),
             section_before,
             section_after,
