@@ -406,26 +406,7 @@ impl TreeWalk<'_, '_> {
                 && child_depth == RECURSION_DIR_DEPTH;
             for entry in entries.iter() {
                 let name = &entry.name[..];
-                let fits = !self.limits || dir.full.len() + 1 + name.len() < PATH_MAX;
-                // (is a directory, is a link, stat failed, resolved target)
-                let (is_dir, is_link, stat_failed, resolved) = match entry.kind {
-                    Kind::Tree | Kind::Gitlink => (true, false, false, None),
-                    Kind::File => (false, false, false, None),
-                    Kind::Link if !fits => (
-                        false,
-                        true,
-                        true,
-                        Some(Resolved::Fails("File name too long".into())),
-                    ),
-                    Kind::Link => {
-                        let target = self.link_target(entry.id)?;
-                        match self.resolve(&dir.components, &target)? {
-                            Resolved::Dir => (true, true, false, None),
-                            r @ Resolved::File(_) => (false, true, false, Some(r)),
-                            r @ Resolved::Fails(_) => (false, true, true, Some(r)),
-                        }
-                    }
-                };
+                let (is_dir, is_link, stat_failed, resolved) = self.classify(&dir, entry)?;
                 if check_recursion && stat_failed {
                     return Ok(None);
                 }
@@ -459,18 +440,7 @@ impl TreeWalk<'_, '_> {
                     }
                 } else if !dir.blocked && self.matchers.takes_file(&dir.rel, name) {
                     let full = [&dir.full[..], separator, name].concat();
-                    let source = if self.limits && !fits_path_max(&full) {
-                        Source::Unreadable(
-                            io::Error::from_raw_os_error(libc::ENAMETOOLONG).to_string(),
-                        )
-                    } else {
-                        match (entry.kind, resolved) {
-                            (Kind::File, _) => Source::Blob(entry.id),
-                            (_, Some(Resolved::File(id))) => Source::Blob(id),
-                            (_, Some(Resolved::Fails(why))) => Source::Unreadable(why),
-                            _ => Source::Unreadable("not a regular file".into()),
-                        }
-                    };
+                    let source = self.source_of(entry, resolved, &full);
                     let candidate = if self.limits {
                         Candidate::new(full.clone())
                     } else {
@@ -483,6 +453,49 @@ impl TreeWalk<'_, '_> {
         }
         sort_candidates(&mut found.candidates);
         Ok(Some(found))
+    }
+
+    /// `(is a directory, is a link, stat failed, resolved target)` for an
+    /// entry of `dir`, as `os.walk` and `open` would see it in a checkout.
+    fn classify(
+        &mut self,
+        dir: &DirItem,
+        entry: &Entry,
+    ) -> Result<(bool, bool, bool, Option<Resolved>), Error> {
+        let fits = !self.limits || dir.full.len() + 1 + entry.name.len() < PATH_MAX;
+        Ok(match entry.kind {
+            Kind::Tree | Kind::Gitlink => (true, false, false, None),
+            Kind::File => (false, false, false, None),
+            Kind::Link if !fits => (
+                false,
+                true,
+                true,
+                Some(Resolved::Fails("File name too long".into())),
+            ),
+            Kind::Link => {
+                let target = self.link_target(entry.id)?;
+                match self.resolve(&dir.components, &target)? {
+                    Resolved::Dir => (true, true, false, None),
+                    r @ Resolved::File(_) => (false, true, false, Some(r)),
+                    r @ Resolved::Fails(_) => (false, true, true, Some(r)),
+                }
+            }
+        })
+    }
+
+    /// Where the text of the candidate `entry` (full path `full`) is.
+    fn source_of(&self, entry: &Entry, resolved: Option<Resolved>, full: &[u8]) -> Source {
+        if self.limits && !fits_path_max(full) {
+            return Source::Unreadable(
+                io::Error::from_raw_os_error(libc::ENAMETOOLONG).to_string(),
+            );
+        }
+        match (entry.kind, resolved) {
+            (Kind::File, _) => Source::Blob(entry.id),
+            (_, Some(Resolved::File(id))) => Source::Blob(id),
+            (_, Some(Resolved::Fails(why))) => Source::Unreadable(why),
+            _ => Source::Unreadable("not a regular file".into()),
+        }
     }
 
     fn child(

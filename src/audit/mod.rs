@@ -15,7 +15,7 @@ pub mod undiscovered;
 pub mod warnings;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -146,126 +146,35 @@ pub fn audit_root_at(
     notes: &LoadNotes,
     rev: Option<&str>,
 ) -> Result<(RootAudit, RootScan), Error> {
-    // Host expansions are looked for in the text the budget pass reads, so
-    // no file is read twice.
-    let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
-    // One walk finds the scan's candidates and what the scan misses.
-    let mut exhaustive = Exhaustive::default();
-    let walk = |abs: &[u8], matchers: &_| {
-        let (candidates, found) = walk_for_audit(abs, matchers);
-        exhaustive = found;
-        candidates
-    };
-    let mut note_expansions = |candidate: &Candidate, outcome: ReadOutcome| {
-        if let ReadOutcome::Text(decoded) = &outcome {
-            let found = host_expansions(&candidate.display(), &decoded.text);
-            if !found.is_empty() {
-                expansions.insert(candidate.as_bytes().to_vec(), found);
-            }
-        }
-        outcome
-    };
-    #[cfg(feature = "git")]
-    let mut snapshot = None;
-    let scan = match rev {
-        None => scanner.scan_with_walk(root, walk, |candidate| {
-            note_expansions(candidate, read_candidate(candidate))
-        })?,
-        #[cfg(feature = "git")]
-        Some(rev) => {
-            let snap = snapshot.insert(scanner.open_rev(root, rev)?);
-            snap.scan(scanner, root, |candidate, bytes| {
-                note_expansions(candidate, crate::read::outcome_of(bytes))
-            })?
-        }
-        #[cfg(not(feature = "git"))]
-        Some(_) => {
-            return Err(Error::Git(
-                "--rev needs promptinclude built with the `git` feature".to_string(),
-            ))
-        }
-    };
+    // Without the git feature there is never a snapshot to read from.
+    #[cfg_attr(not(feature = "git"), allow(unused_mut))]
+    let AuditScan {
+        scan,
+        exhaustive,
+        expansions,
+        mut snapshot,
+    } = scan_for_audit(scanner, root, rev)?;
     let config = scanner.config();
     let mut warnings = root_warnings(&scan, config, source, notes, root);
-    let canonical_root = std::fs::canonicalize(&scan.abs_root).ok();
-    let mut nested = NestedRepos::default();
+    let mut context = FileContext {
+        scan: &scan,
+        config,
+        on_disk: rev.is_none(),
+        canonical_root: std::fs::canonicalize(&scan.abs_root).ok(),
+        nested: NestedRepos::default(),
+        expansions,
+    };
     let mut files = Vec::with_capacity(scan.candidates.len());
     for (i, candidate) in scan.candidates.iter().enumerate() {
-        let path = candidate.display();
         let disposition = &scan.allocation.dispositions[i];
-        let status = FileStatus::of(disposition, scan.result());
-        let reading = match disposition {
-            Disposition::NotReached => {
+        let reading = context.reading(i, candidate, disposition, |candidate| {
+            Ok(match &mut snapshot {
                 #[cfg(feature = "git")]
-                let outcome = match &mut snapshot {
-                    Some(snap) => crate::read::outcome_of(snap.read(candidate)?),
-                    None => read_candidate(candidate),
-                };
-                #[cfg(not(feature = "git"))]
-                let outcome = read_candidate(candidate);
-                read_unreached(candidate, outcome, &mut expansions)
-            }
-            Disposition::Blank => Reading {
-                tokens: Some(0),
-                blank: true,
-                ..Reading::default()
-            },
-            Disposition::Unreadable(reason) => Reading {
-                unreadable: Some(reason.clone()),
-                ..Reading::default()
-            },
-            Disposition::Included(_) | Disposition::PathOverBudget { .. } => Reading {
-                tokens: Some(scan.allocation.facts[i].tokens),
-                replaced: scan.allocation.facts[i].replaced,
-                ..Reading::default()
-            },
-        };
-        let included = tokens_included(disposition, scan.result());
-        let path_tokens = path_cost(candidate);
-        let used = match status {
-            FileStatus::Ok | FileStatus::Cropped => path_tokens + included,
-            _ => 0,
-        };
-        // A revision's files are not on disk: only a checkout could be looked at.
-        let link = if rev.is_some() {
-            LinkCheck::Fine
-        } else {
-            check_link(candidate.as_path(), canonical_root.as_deref())
-        };
-        warnings.extend(link.warning(&path));
-        let nested_repo = match rev {
-            None => nested.containing(&scan.abs_root, candidate.as_path()),
-            Some(_) => None,
-        };
-        if let Some(repo) = nested_repo {
-            warnings.push(Warning::file(
-                WarningKind::NestedRepository,
-                &path,
-                format!(
-                    "inside the nested repository {}: text the project does not own reaches the prompt",
-                    repo.display()
-                ),
-            ));
-        }
-        warnings.extend(host_expansions_in_path(&path));
-        warnings.extend(expansions.remove(candidate.as_bytes()).unwrap_or_default());
-        let file = FileAudit {
-            path,
-            status,
-            tokens_counted: reading.tokens,
-            tokens_included: included,
-            path_tokens,
-            budget_share: share(used, &config.max_total_tokens),
-        };
-        file_warnings(
-            &mut warnings,
-            &file,
-            &reading,
-            link == LinkCheck::Fine,
-            config,
-            scan.result(),
-        );
-        files.push(file);
+                Some(snap) => crate::read::outcome_of(snap.read(candidate)?),
+                _ => read_candidate(candidate),
+            })
+        })?;
+        files.push(context.audit_file(candidate, disposition, &reading, &mut warnings));
     }
     warnings.extend(
         exhaustive
@@ -287,6 +196,182 @@ pub fn audit_root_at(
         warnings,
     };
     Ok((audit, scan))
+}
+
+/// A root scanned for the audit: the scan, what its walk missed, the host
+/// expansions in the text it read, and for a revision the snapshot to read
+/// the files the budget pass never reached from.
+struct AuditScan {
+    scan: RootScan,
+    exhaustive: Exhaustive,
+    expansions: HashMap<Vec<u8>, Vec<Warning>>,
+    snapshot: Option<Snapshot>,
+}
+
+/// A git revision's snapshot (nothing without the `git` feature).
+#[cfg(feature = "git")]
+type Snapshot = crate::git::RevSnapshot;
+#[cfg(not(feature = "git"))]
+type Snapshot = std::convert::Infallible;
+
+fn scan_for_audit(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<AuditScan, Error> {
+    // Host expansions are looked for in the text the budget pass reads, so
+    // no file is read twice.
+    let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
+    // One walk finds the scan's candidates and what the scan misses.
+    let mut exhaustive = Exhaustive::default();
+    let walk = |abs: &[u8], matchers: &_| {
+        let (candidates, found) = walk_for_audit(abs, matchers);
+        exhaustive = found;
+        candidates
+    };
+    let mut note_expansions = |candidate: &Candidate, outcome: ReadOutcome| {
+        if let ReadOutcome::Text(decoded) = &outcome {
+            let found = host_expansions(&candidate.display(), &decoded.text);
+            if !found.is_empty() {
+                expansions.insert(candidate.as_bytes().to_vec(), found);
+            }
+        }
+        outcome
+    };
+    #[cfg_attr(not(feature = "git"), allow(unused_mut))]
+    let mut snapshot = None;
+    let scan = match rev {
+        None => scanner.scan_with_walk(root, walk, |candidate| {
+            note_expansions(candidate, read_candidate(candidate))
+        })?,
+        #[cfg(feature = "git")]
+        Some(rev) => {
+            let snap = snapshot.insert(scanner.open_rev(root, rev)?);
+            snap.scan(scanner, root, |candidate, bytes| {
+                note_expansions(candidate, crate::read::outcome_of(bytes))
+            })?
+        }
+        #[cfg(not(feature = "git"))]
+        Some(_) => {
+            return Err(Error::Git(
+                "--rev needs promptinclude built with the `git` feature".to_string(),
+            ))
+        }
+    };
+    Ok(AuditScan {
+        scan,
+        exhaustive,
+        expansions,
+        snapshot,
+    })
+}
+
+/// What auditing each file of a root needs.
+struct FileContext<'s> {
+    scan: &'s RootScan,
+    config: &'s Config,
+    /// The root is a directory on disk (not a git revision): links and
+    /// nested repositories can be looked at.
+    on_disk: bool,
+    canonical_root: Option<PathBuf>,
+    nested: NestedRepos,
+    /// Host expansions found in the text read so far, by full path.
+    expansions: HashMap<Vec<u8>, Vec<Warning>>,
+}
+
+impl FileContext<'_> {
+    /// What is known of the text of candidate `i`; a file the budget pass
+    /// never reached is read now, with `read_unreached`.
+    fn reading(
+        &mut self,
+        i: usize,
+        candidate: &Candidate,
+        disposition: &Disposition,
+        read_unreached_file: impl FnOnce(&Candidate) -> Result<ReadOutcome, Error>,
+    ) -> Result<Reading, Error> {
+        let facts = &self.scan.allocation.facts[i];
+        Ok(match disposition {
+            Disposition::NotReached => read_unreached(
+                candidate,
+                read_unreached_file(candidate)?,
+                &mut self.expansions,
+            ),
+            Disposition::Blank => Reading {
+                tokens: Some(0),
+                blank: true,
+                ..Reading::default()
+            },
+            Disposition::Unreadable(reason) => Reading {
+                unreadable: Some(reason.clone()),
+                ..Reading::default()
+            },
+            Disposition::Included(_) | Disposition::PathOverBudget { .. } => Reading {
+                tokens: Some(facts.tokens),
+                replaced: facts.replaced,
+                ..Reading::default()
+            },
+        })
+    }
+
+    /// One file's line of the report; its warnings go to `warnings`.
+    fn audit_file(
+        &mut self,
+        candidate: &Candidate,
+        disposition: &Disposition,
+        reading: &Reading,
+        warnings: &mut Vec<Warning>,
+    ) -> FileAudit {
+        let (scan, config) = (self.scan, self.config);
+        let path = candidate.display();
+        let status = FileStatus::of(disposition, scan.result());
+        let included = tokens_included(disposition, scan.result());
+        let path_tokens = path_cost(candidate);
+        let used = match status {
+            FileStatus::Ok | FileStatus::Cropped => path_tokens + included,
+            _ => 0,
+        };
+        // A revision's files are not on disk: only a checkout could be looked at.
+        let link = if self.on_disk {
+            check_link(candidate.as_path(), self.canonical_root.as_deref())
+        } else {
+            LinkCheck::Fine
+        };
+        warnings.extend(link.warning(&path));
+        let nested_repo = if self.on_disk {
+            self.nested.containing(&scan.abs_root, candidate.as_path())
+        } else {
+            None
+        };
+        if let Some(repo) = nested_repo {
+            warnings.push(Warning::file(
+                WarningKind::NestedRepository,
+                &path,
+                format!(
+                    "inside the nested repository {}: text the project does not own reaches the prompt",
+                    repo.display()
+                ),
+            ));
+        }
+        warnings.extend(host_expansions_in_path(&path));
+        warnings.extend(
+            self.expansions
+                .remove(candidate.as_bytes())
+                .unwrap_or_default(),
+        );
+        let file = FileAudit {
+            path,
+            status,
+            tokens_counted: reading.tokens,
+            tokens_included: included,
+            path_tokens,
+            budget_share: share(used, &config.max_total_tokens),
+        };
+        file_warnings(
+            warnings,
+            &file,
+            reading,
+            link == LinkCheck::Fine,
+            config,
+            scan.result(),
+        );
+        file
+    }
 }
 
 /// `path` relative to the root when it is below it (for reports).

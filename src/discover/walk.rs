@@ -262,6 +262,30 @@ fn walk_once<V: Visitor>(
     Ok((found, walk.visitor))
 }
 
+/// What [`Walk::visit`] decides once per directory, before listing it.
+struct DirPlan<'d> {
+    dir: &'d DirItem,
+    /// `/`, or nothing when the directory's path already ends with one.
+    separator: &'static [u8],
+    /// The depth of its entries.
+    child_depth: i64,
+    /// Whether its subdirectories are walked (not blocked, not too deep).
+    descend: bool,
+    /// Whether the reference's recursion limit can be reached here.
+    check_recursion: bool,
+    /// Whether subdirectories at exactly `max_depth` are still looked at.
+    probe_depth_cut: bool,
+}
+
+/// What listing one directory collected.
+#[derive(Default)]
+struct Listing {
+    /// The reference would raise (RecursionError) here.
+    raises: bool,
+    files: Vec<Candidate>,
+    subdirs: Vec<DirItem>,
+}
+
 impl<'m, V: Visitor> Walk<'m, V> {
     fn open(&self, dir: &mut DirItem) -> io::Result<OwnedFd> {
         if !self.piecewise && !sys::fits_path_max(&dir.full) {
@@ -299,115 +323,24 @@ impl<'m, V: Visitor> Walk<'m, V> {
                 return;
             }
         };
-        let max_depth = self.matchers.max_depth;
-        let separator: &[u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
-        let child_depth = dir.depth + separator.len() as i64;
-        let descend = dir.blocked.is_none() && child_depth < max_depth;
-        // The reference's recursion limit is only within reach here.
-        let check_recursion =
-            !self.piecewise && dir.listed_by_reference && dir.depth == RECURSION_DIR_DEPTH;
-        // A directory at exactly max_depth is listed by os.walk; only its
-        // recursion check needs it (and the audit's exhaustive pass).
-        let probe_depth_cut = dir.blocked.is_none()
-            && child_depth == max_depth
-            && (V::EXHAUSTIVE || (!self.piecewise && child_depth == RECURSION_DIR_DEPTH));
-        let mut raises = false;
-        let mut files = Vec::new();
-        let mut subdirs = Vec::new();
+        let plan = self.plan(&dir);
+        let mut found = Listing::default();
         let listed = sys::read_dir(&fd, |name, kind| {
-            // (is a directory, is a link, os.walk's is_dir() raised inside)
-            let (is_dir, is_link, stat_failed) = match kind {
-                EntryKind::Dir => (true, false, false),
-                EntryKind::Other => (false, false, false),
-                _ if !self.fits(&dir, name) => (false, kind == EntryKind::Symlink, true),
-                EntryKind::Symlink => match sys::stat_at(&fd, name, true) {
-                    Ok(st) => (sys::is_dir_mode(&st), true, false),
-                    Err(_) => (false, true, true),
-                },
-                EntryKind::Unknown => match sys::stat_at(&fd, name, false) {
-                    Ok(st) if sys::is_symlink_mode(&st) => match sys::stat_at(&fd, name, true) {
-                        Ok(st) => (sys::is_dir_mode(&st), true, false),
-                        Err(_) => (false, true, true),
-                    },
-                    Ok(st) => (sys::is_dir_mode(&st), false, false),
-                    Err(_) => (false, false, true),
-                },
-            };
-            if check_recursion && stat_failed {
-                raises = true;
+            let (is_dir, is_link, stat_failed) = self.classify(&fd, &dir, name, kind);
+            if plan.check_recursion && stat_failed {
+                found.raises = true;
             }
             if is_dir {
-                if let Some(blocked) = &dir.blocked {
-                    if V::EXHAUSTIVE && !dir.quiet && !is_link && name != b".git" {
-                        subdirs.push(self.child(&dir, separator, name, Some(Arc::clone(blocked))));
-                    }
-                    return;
-                }
-                // A link is never entered, and a directory at
-                // `child_depth >= max_depth` contributes nothing: unless
-                // something is reported about them, whether they are pruned
-                // makes no difference.
-                let needed = descend && (check_recursion || !is_link)
-                    || (!is_link
-                        && (probe_depth_cut || (V::EXHAUSTIVE && child_depth > max_depth)));
-                if !needed {
-                    return;
-                }
-                let rel = join_rel(&dir.rel, name);
-                if !descend {
-                    // Too deep: the audit's exhaustive pass goes on, and a
-                    // directory at exactly max_depth is listed by os.walk
-                    // unless pruned.
-                    let pruned = self.is_pruned(&rel);
-                    let blocked = Blocked::TooDeep {
-                        dir: rel.clone(),
-                        depth: child_depth,
-                    };
-                    let mut item = self.child(&dir, separator, name, Some(Arc::new(blocked)));
-                    item.rel = rel;
-                    item.listed_by_reference = child_depth == max_depth && !pruned;
-                    // Nothing is reported inside `.git`.
-                    item.quiet = dir.quiet || (V::EXHAUSTIVE && name == b".git");
-                    if (V::EXHAUSTIVE && !item.quiet) || item.listed_by_reference {
-                        subdirs.push(item);
-                    }
-                    return;
-                }
-                if self.is_pruned(&rel) {
-                    if V::EXHAUSTIVE && !is_link && name != b".git" {
-                        let blocked = Blocked::Pruned { dir: rel.clone() };
-                        let mut item = self.child(&dir, separator, name, Some(Arc::new(blocked)));
-                        item.rel = rel;
-                        item.listed_by_reference = false;
-                        subdirs.push(item);
-                    }
-                    return;
-                }
-                if check_recursion {
-                    // os.walk goes on to it: one level too many.
-                    raises = true;
-                }
-                if !is_link {
-                    let mut item = self.child(&dir, separator, name, None);
-                    item.rel = rel;
-                    item.quiet = dir.quiet || (V::EXHAUSTIVE && name == b".git");
-                    subdirs.push(item);
-                }
-            } else if dir.blocked.is_none() && self.matchers.name.is_match_bytes(name) {
-                if !self.matchers.is_file_ignored(&dir.rel, name) {
-                    let full = [&dir.full[..], separator, name].concat();
-                    files.push(if self.piecewise {
-                        Candidate::new_piecewise(full)
-                    } else {
-                        Candidate::new(full)
-                    });
-                } else if V::EXHAUSTIVE && !dir.quiet {
-                    self.visitor.file(self.view(&dir), name);
-                }
-            } else if V::EXHAUSTIVE && !dir.quiet {
-                self.visitor.file(self.view(&dir), name);
+                self.on_subdir(&plan, name, is_link, &mut found);
+            } else {
+                self.on_file(&plan, name, &mut found.files);
             }
         });
+        let Listing {
+            raises,
+            mut files,
+            mut subdirs,
+        } = found;
         if raises {
             self.raises.store(true, Ordering::Relaxed);
             return;
@@ -434,6 +367,135 @@ impl<'m, V: Visitor> Walk<'m, V> {
         }
         for sub in subdirs {
             scope.spawn(move |scope| self.visit(scope, sub));
+        }
+    }
+
+    /// What is decided once per directory, before listing it.
+    fn plan<'d>(&self, dir: &'d DirItem) -> DirPlan<'d> {
+        let max_depth = self.matchers.max_depth;
+        let separator: &'static [u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
+        let child_depth = dir.depth + separator.len() as i64;
+        DirPlan {
+            dir,
+            separator,
+            child_depth,
+            descend: dir.blocked.is_none() && child_depth < max_depth,
+            // The reference's recursion limit is only within reach here.
+            check_recursion: !self.piecewise
+                && dir.listed_by_reference
+                && dir.depth == RECURSION_DIR_DEPTH,
+            // A directory at exactly max_depth is listed by os.walk; only its
+            // recursion check needs it (and the audit's exhaustive pass).
+            probe_depth_cut: dir.blocked.is_none()
+                && child_depth == max_depth
+                && (V::EXHAUSTIVE || (!self.piecewise && child_depth == RECURSION_DIR_DEPTH)),
+        }
+    }
+
+    /// `(is a directory, is a link, os.walk's is_dir() raised inside)` for
+    /// an entry of `dir`, with a `stat` only where the entry's type needs one.
+    fn classify(
+        &self,
+        fd: &OwnedFd,
+        dir: &DirItem,
+        name: &[u8],
+        kind: EntryKind,
+    ) -> (bool, bool, bool) {
+        match kind {
+            EntryKind::Dir => (true, false, false),
+            EntryKind::Other => (false, false, false),
+            _ if !self.fits(dir, name) => (false, kind == EntryKind::Symlink, true),
+            EntryKind::Symlink => match sys::stat_at(fd, name, true) {
+                Ok(st) => (sys::is_dir_mode(&st), true, false),
+                Err(_) => (false, true, true),
+            },
+            EntryKind::Unknown => match sys::stat_at(fd, name, false) {
+                Ok(st) if sys::is_symlink_mode(&st) => match sys::stat_at(fd, name, true) {
+                    Ok(st) => (sys::is_dir_mode(&st), true, false),
+                    Err(_) => (false, true, true),
+                },
+                Ok(st) => (sys::is_dir_mode(&st), false, false),
+                Err(_) => (false, false, true),
+            },
+        }
+    }
+
+    /// A subdirectory (or a link to one) of `plan.dir`: entered, kept for
+    /// what is reported about it, or passed over.
+    fn on_subdir(&self, plan: &DirPlan<'_>, name: &[u8], is_link: bool, found: &mut Listing) {
+        let (dir, separator, child_depth) = (plan.dir, plan.separator, plan.child_depth);
+        if let Some(blocked) = &dir.blocked {
+            if V::EXHAUSTIVE && !dir.quiet && !is_link && name != b".git" {
+                let item = self.child(dir, separator, name, Some(Arc::clone(blocked)));
+                found.subdirs.push(item);
+            }
+            return;
+        }
+        // A link is never entered, and a directory at `child_depth >=
+        // max_depth` contributes nothing: unless something is reported
+        // about them, whether they are pruned makes no difference.
+        let max_depth = self.matchers.max_depth;
+        let needed = plan.descend && (plan.check_recursion || !is_link)
+            || (!is_link && (plan.probe_depth_cut || (V::EXHAUSTIVE && child_depth > max_depth)));
+        if !needed {
+            return;
+        }
+        let rel = join_rel(&dir.rel, name);
+        if !plan.descend {
+            // Too deep: the audit's exhaustive pass goes on, and a
+            // directory at exactly max_depth is listed by os.walk unless
+            // pruned.
+            let pruned = self.is_pruned(&rel);
+            let blocked = Blocked::TooDeep {
+                dir: rel.clone(),
+                depth: child_depth,
+            };
+            let mut item = self.child(dir, separator, name, Some(Arc::new(blocked)));
+            item.rel = rel;
+            item.listed_by_reference = child_depth == max_depth && !pruned;
+            // Nothing is reported inside `.git`.
+            item.quiet = dir.quiet || (V::EXHAUSTIVE && name == b".git");
+            if (V::EXHAUSTIVE && !item.quiet) || item.listed_by_reference {
+                found.subdirs.push(item);
+            }
+            return;
+        }
+        if self.is_pruned(&rel) {
+            if V::EXHAUSTIVE && !is_link && name != b".git" {
+                let blocked = Blocked::Pruned { dir: rel.clone() };
+                let mut item = self.child(dir, separator, name, Some(Arc::new(blocked)));
+                item.rel = rel;
+                item.listed_by_reference = false;
+                found.subdirs.push(item);
+            }
+            return;
+        }
+        if plan.check_recursion {
+            // os.walk goes on to it: one level too many.
+            found.raises = true;
+        }
+        if !is_link {
+            let mut item = self.child(dir, separator, name, None);
+            item.rel = rel;
+            item.quiet = dir.quiet || (V::EXHAUSTIVE && name == b".git");
+            found.subdirs.push(item);
+        }
+    }
+
+    /// A file of `plan.dir`: a candidate, or reported to the visitor.
+    fn on_file(&self, plan: &DirPlan<'_>, name: &[u8], files: &mut Vec<Candidate>) {
+        let dir = plan.dir;
+        if dir.blocked.is_none() && self.matchers.takes_file(&dir.rel, name) {
+            let full = [&dir.full[..], plan.separator, name].concat();
+            files.push(if self.piecewise {
+                Candidate::new_piecewise(full)
+            } else {
+                Candidate::new(full)
+            });
+            return;
+        }
+        if V::EXHAUSTIVE && !dir.quiet {
+            self.visitor.file(self.view(dir), name);
         }
     }
 
