@@ -28,6 +28,10 @@ fn main() -> ExitCode {
         Command::Audit(args) => cli::audit::audit(args),
         Command::Bundle(args) => cli::bundle::bundle(args),
         Command::Verify(args) => cli::bundle::verify(args),
+        Command::Hook(args) => cli::hook::hook(args),
+        Command::Init(args) => cli::init::init(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => cli::mcp::mcp(args),
     };
     match result {
         Ok(status) => status.into(),
