@@ -11,5 +11,7 @@ pub mod hook;
 pub mod init;
 pub mod interrupt;
 pub mod json_doc;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod progress;
 pub mod settings;
