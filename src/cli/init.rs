@@ -79,6 +79,19 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
             .collect::<Vec<_>>()
             .join(" and ")
     );
+    if args.agent == Agent::Codex {
+        // https://developers.openai.com/codex/cli/slash-commands (`/hooks`):
+        // Codex runs a new or changed hook only once the user has trusted it.
+        println!(
+            "Codex runs a new hook only once you trust it: start `codex`, type /hooks and \
+             trust the promptinclude entries (`codex exec` skips untrusted hooks).{}",
+            if args.user {
+                ""
+            } else {
+                " Codex reads .codex/hooks.json only in a project it trusts."
+            }
+        );
+    }
     Ok(ExitStatus::Success)
 }
 

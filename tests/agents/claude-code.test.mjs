@@ -8,18 +8,14 @@
 // PROMPTINCLUDE_BIN is the binary under test (run.sh sets it).
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { BIN, MODULES, occurrences, promptinclude, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
 import { REPLY, startMock, textsOf } from "./mock-anthropic.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const MODULES = process.env.AGENTS_NODE_MODULES ?? path.join(HERE, "node_modules");
 const CLAUDE = path.join(MODULES, ".bin/claude");
-const BIN = process.env.PROMPTINCLUDE_BIN;
 const HEADER = "# Behavioral prompt includes\n";
 const NOTICE = "[promptinclude] The project's prompt-include rule files";
 
@@ -37,28 +33,7 @@ after(async () => {
 	if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-let counter = 0;
-/** A fresh project and HOME: { project, home }. */
-function workspace(name) {
-	const base = path.join(scratch, `${++counter}-${name}`);
-	const project = path.join(base, "project");
-	const home = path.join(base, "home");
-	fs.mkdirSync(project, { recursive: true });
-	fs.mkdirSync(home, { recursive: true });
-	return { project, home };
-}
-
-function write(file, text) {
-	fs.mkdirSync(path.dirname(file), { recursive: true });
-	fs.writeFileSync(file, text);
-}
-
-/** A project with two rule files and one under node_modules/ (ignored by the default patterns). */
-function ruleFiles(project) {
-	write(path.join(project, "AGENTS.promptinclude.md"), "Always answer in French. MARKER-ROOT-RULE\n");
-	write(path.join(project, "src/api/style.promptinclude.md"), "Use snake_case in the API. MARKER-API-RULE\n");
-	write(path.join(project, "node_modules/pkg/vendor.promptinclude.md"), "MARKER-IGNORED-RULE must never reach the model\n");
-}
+const workspace = (name) => newWorkspace(scratch, name);
 
 /** The environment Claude Code runs in: nothing from the caller's but PATH. */
 function claudeEnv(home, extra = {}) {
@@ -72,64 +47,43 @@ function claudeEnv(home, extra = {}) {
 	};
 }
 
-/** promptinclude with `args` in `cwd` (HOME = home); returns stdout. */
-function promptinclude(args, cwd, home) {
-	return execFileSync(BIN, args, { cwd, encoding: "utf8", env: { PATH: process.env.PATH, HOME: home } });
-}
-
 /**
  * Runs Claude Code; resolves to { status, stdout, stderr, requests } where
  * `requests` are the /v1/messages requests it made. `turns` (stream-json
  * input) are sent one at a time, each after the previous turn's result,
  * with `between(i)` run before turn i > 0.
  */
-function claude({ cwd, home, args = [], env = {}, turns, between }) {
+async function claude({ cwd, home, args = [], env = {}, turns, between }) {
 	const first = mock.requests.length;
-	return new Promise((resolve, reject) => {
-		const multi = Array.isArray(turns);
-		const argv = multi
-			? ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", ...args]
-			: ["-p", ...args];
-		const child = spawn(CLAUDE, argv, { cwd, env: claudeEnv(home, env), stdio: ["pipe", "pipe", "pipe"] });
-		let stdout = "";
-		let stderr = "";
-		let sent = 0;
-		const send = () => {
-			if (sent > 0 && between) between(sent);
-			const text = turns[sent++];
-			child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`);
-		};
-		child.stdout.on("data", (d) => {
-			stdout += d;
-			if (!multi) return;
-			const results = stdout.split("\n").filter((line) => {
-				try {
-					return JSON.parse(line).type === "result";
-				} catch {
-					return false; // an incomplete last line
-				}
-			}).length;
-			if (results === sent && sent < turns.length) send();
-			else if (results === turns.length) child.stdin.end();
-		});
-		child.stderr.on("data", (d) => (stderr += d));
-		const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-		child.on("error", reject);
-		child.on("close", (status) => {
-			clearTimeout(timer);
-			const requests = mock.requests.slice(first).filter((r) => r.path === "/v1/messages");
-			resolve({ status, stdout, stderr, requests });
-		});
-		if (multi) send();
-		else child.stdin.end();
+	const multi = Array.isArray(turns);
+	const argv = multi
+		? ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", ...args]
+		: ["-p", ...args];
+	let sent = 0;
+	const send = (child) => {
+		if (sent > 0 && between) between(sent);
+		const text = turns[sent++];
+		child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`);
+	};
+	// Each turn goes in once the previous one's result is out.
+	const onStdout = (child, stdout) => {
+		const results = stdout.split("\n").filter((line) => {
+			try {
+				return JSON.parse(line).type === "result";
+			} catch {
+				return false; // an incomplete last line
+			}
+		}).length;
+		if (results === sent && sent < turns.length) send(child);
+		else if (results === turns.length) child.stdin.end();
+	};
+	const result = await run(CLAUDE, argv, {
+		cwd,
+		env: claudeEnv(home, env),
+		...(multi ? { onSpawn: send, onStdout } : {}),
 	});
-}
-
-/** How many times `needle` occurs in `haystack`. */
-function occurrences(haystack, needle) {
-	let n = 0;
-	for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + 1)) n++;
-	return n;
+	const requests = mock.requests.slice(first).filter((r) => r.path === "/v1/messages");
+	return { ...result, requests };
 }
 
 /** The first model request that carries the user's `prompt` (later turns repeat it). */
@@ -212,7 +166,7 @@ test("project configuration and A0_SET_ apply: a smaller budget crops the sectio
 	write(path.join(project, "a.promptinclude.md"), `${"word ".repeat(400)}MARKER-TAIL\n`);
 	promptinclude(["init", "claude-code", "--user"], project, home);
 	const env = { A0_SET__promptinclude__max_file_tokens: "100" };
-	const section = execFileSync(BIN, ["render", project], { encoding: "utf8", env: { PATH: process.env.PATH, ...env } });
+	const section = promptinclude(["render", project], project, home, env);
 	assert.ok(section.includes("!!! cropped to fit") && !section.includes("MARKER-TAIL"));
 	const run = await claude({ cwd: project, home, env, args: ["PROMPT-BUDGET"] });
 	assert.equal(run.status, 0, run.stderr);
