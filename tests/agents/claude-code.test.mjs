@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { BIN, MODULES, occurrences, promptinclude, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
+import { BIN, MODULES, occurrences, promptinclude, requestWith, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
 import { REPLY, startMock, textsOf } from "./mock-anthropic.mjs";
 
 const CLAUDE = path.join(MODULES, ".bin/claude");
@@ -86,12 +86,7 @@ async function claude({ cwd, home, args = [], env = {}, turns, between }) {
 	return { ...result, requests };
 }
 
-/** The first model request that carries the user's `prompt` (later turns repeat it). */
-function mainRequest(requests, prompt) {
-	const found = requests.find((r) => textsOf(r.body).some((t) => t.includes(prompt)));
-	assert.ok(found, `no model request carries the prompt ${JSON.stringify(prompt)}`);
-	return found;
-}
+const mainRequest = (requests, prompt) => requestWith(requests, prompt, textsOf);
 
 test("init --project, then a session: the model gets exactly the rendered section, once; ignored files stay out", async () => {
 	const { project, home } = workspace("project-init");

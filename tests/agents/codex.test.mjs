@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { BIN, MODULES, occurrences, promptinclude, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
+import { BIN, MODULES, occurrences, promptinclude, requestWith, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
 import { REPLY, startMock, textsOf } from "./mock-responses.mjs";
 
 const CODEX = path.join(MODULES, ".bin/codex");
@@ -67,11 +67,7 @@ async function codex({ cwd, home, prompt, trust = true, env = {} }) {
 	return { ...result, requests };
 }
 
-function request(requests, prompt) {
-	const found = requests.find((r) => textsOf(r.body).some((t) => t.includes(prompt)));
-	assert.ok(found, `no model request carries the prompt ${JSON.stringify(prompt)}`);
-	return found;
-}
+const request = (requests, prompt) => requestWith(requests, prompt, textsOf);
 
 test("init --user, then codex exec: the section is one developer message, byte for byte; ignored files stay out", async () => {
 	const { project, home } = workspace("user-init");

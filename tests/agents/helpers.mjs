@@ -1,5 +1,6 @@
 // Helpers shared by the agent end-to-end tests.
 
+import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -71,4 +72,14 @@ export function run(command, args, { cwd, env, onSpawn, onStdout }) {
 		if (onSpawn) onSpawn(child);
 		else child.stdin.end();
 	});
+}
+
+/**
+ * The first of `requests` with a text (as `textsOf` finds them) carrying
+ * the user's `prompt`: the request of that turn (later turns repeat it).
+ */
+export function requestWith(requests, prompt, textsOf) {
+	const found = requests.find((r) => textsOf(r.body).some((t) => t.includes(prompt)));
+	assert.ok(found, `no model request carries the prompt ${JSON.stringify(prompt)}`);
+	return found;
 }
