@@ -52,6 +52,15 @@ use super::settings::resolver;
 const MAX_INPUT: u64 = 64 << 20;
 /// The log is started afresh once it grows past this.
 const MAX_LOG: u64 = 1 << 20;
+/// How much hook output the agents add to the context as is, measured with
+/// the pinned versions in tests/agents. Claude Code: 10,000 characters;
+/// past that it saves the output to a file and shows the model a 2 KB
+/// preview and the path (its 2.1.89 changelog says 50,000, the code says
+/// 10,000: <https://github.com/anthropics/claude-code/issues/42369>).
+/// Codex: 10,000 bytes (2,500 of the 4-byte tokens it estimates); past that
+/// it keeps the start and the end, drops the middle, and names the file
+/// holding the whole output.
+const INLINE_LIMIT: usize = 10_000;
 
 /// The fields of a hook event this command uses (both agents send more).
 #[derive(Debug, Default, Deserialize)]
@@ -95,7 +104,7 @@ pub fn hook(args: &HookArgs) -> Result<ExitStatus> {
             let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
         }
         Ok(None) => {}
-        Err(err) => log_failure(dir.as_deref(), &format!("{err:#}")),
+        Err(err) => log_line(dir.as_deref(), &format!("{err:#}")),
     }
     Ok(ExitStatus::Success)
 }
@@ -114,7 +123,7 @@ fn agent_dir(agent: Agent) -> Option<PathBuf> {
 }
 
 /// One line on stderr (Claude Code shows it in verbose mode) and in the log.
-fn log_failure(dir: Option<&Path>, message: &str) {
+fn log_line(dir: Option<&Path>, message: &str) {
     let line = format!("promptinclude hook: {message}");
     eprintln!("{line}");
     let Some(dir) = dir else { return };
@@ -184,6 +193,22 @@ fn run(args: &HookArgs, dir: Option<&Path>) -> Result<Option<String>> {
     }
     if context.is_empty() {
         return Ok(None);
+    }
+    let (size, unit) = match args.agent {
+        Agent::ClaudeCode => (context.chars().count(), "characters"),
+        Agent::Codex => (context.len(), "bytes"),
+    };
+    if size > INLINE_LIMIT {
+        // Still given: the model gets part of it and the file with the rest.
+        log_line(
+            dir,
+            &format!(
+                "root {}: the section is {size} {unit}; the agent adds hook output over \
+                 {INLINE_LIMIT} {unit} only in part (the rest in a file): lower the budget, e.g. \
+                 --max-total-tokens 2000 on the hook command",
+                root.display()
+            ),
+        );
     }
     let output = Output {
         hook_specific_output: SpecificOutput {

@@ -145,24 +145,23 @@ fn shell_quote(path: &Path) -> String {
     }
 }
 
-/// Whether `command` runs `promptinclude hook AGENT` (any path to the
-/// binary, bare or in single or double quotes).
-fn is_our_hook(command: &str, agent: Agent) -> bool {
+/// When `command` runs `promptinclude hook AGENT` (any path to the binary,
+/// bare or in single or double quotes), what follows `AGENT`: the flags the
+/// user added, kept when `init` updates the entry.
+fn our_hook_flags(command: &str, agent: Agent) -> Option<&str> {
     let command = command.trim_start();
     let (program, rest) = match command.chars().next() {
-        Some(q @ ('\'' | '"')) => match command[1..].split_once(q) {
-            Some((program, rest)) => (program, rest),
-            None => return false,
-        },
+        Some(q @ ('\'' | '"')) => command[1..].split_once(q)?,
         _ => command
             .split_once(char::is_whitespace)
             .unwrap_or((command, "")),
     };
     let base = program.rsplit('/').next().unwrap_or_default();
-    let mut words = rest.split_whitespace();
-    base.starts_with("promptinclude")
-        && words.next() == Some("hook")
-        && words.next() == Some(agent_name(agent))
+    let rest = rest.trim_start().strip_prefix("hook")?;
+    let rest = rest.trim_start().strip_prefix(agent_name(agent))?;
+    let ours = base.starts_with("promptinclude")
+        && (rest.is_empty() || rest.starts_with(char::is_whitespace));
+    ours.then_some(rest)
 }
 
 /// Adds (or updates) the hook entries in `doc`; returns whether it changed.
@@ -195,19 +194,23 @@ fn merge_event(groups: &mut Vec<Json>, agent: Agent, matcher: Option<&str>, cmd:
         let before = handlers.len();
         let mut keep = Vec::with_capacity(before);
         for mut handler in std::mem::take(handlers) {
-            let ours = handler
+            let flags = handler
                 .get("command")
                 .and_then(Json::as_str)
-                .is_some_and(|c| is_our_hook(c, agent));
-            if !ours {
-                keep.push(handler);
-            } else if !found {
-                found = true;
-                if handler.get("command").and_then(Json::as_str) != Some(cmd) {
-                    handler.set("command", Json::String(cmd.to_string()));
-                    changed = true;
+                .and_then(|c| our_hook_flags(c, agent))
+                .map(str::to_string);
+            match flags {
+                None => keep.push(handler),
+                Some(flags) if !found => {
+                    found = true;
+                    let updated = format!("{cmd}{flags}");
+                    if handler.get("command").and_then(Json::as_str) != Some(&updated) {
+                        handler.set("command", Json::String(updated));
+                        changed = true;
+                    }
+                    keep.push(handler);
                 }
-                keep.push(handler);
+                Some(_) => {} // a duplicate: dropped
             }
         }
         changed |= keep.len() != before;
@@ -364,15 +367,42 @@ mod tests {
     }
 
     #[test]
-    fn recognises_our_commands_only() {
-        assert!(is_our_hook("promptinclude hook codex", Agent::Codex));
-        assert!(is_our_hook(
-            "'/a b/promptinclude' hook codex --no-env",
-            Agent::Codex
-        ));
-        assert!(!is_our_hook("promptinclude hook codex", Agent::ClaudeCode));
-        assert!(!is_our_hook("echo promptinclude hook codex", Agent::Codex));
-        assert!(!is_our_hook("", Agent::Codex));
+    fn recognises_our_commands_only_and_keeps_their_flags() {
+        let flags = |c| our_hook_flags(c, Agent::Codex);
+        assert_eq!(flags("promptinclude hook codex"), Some(""));
+        assert_eq!(
+            flags("'/a b/promptinclude' hook codex --no-env"),
+            Some(" --no-env")
+        );
+        assert_eq!(flags("\"/x/promptinclude\" hook codex"), Some(""));
+        assert_eq!(
+            our_hook_flags("promptinclude hook codex", Agent::ClaudeCode),
+            None
+        );
+        for other in [
+            "echo promptinclude hook codex",
+            "promptinclude hook codexx",
+            "",
+            "'/a",
+        ] {
+            assert_eq!(flags(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn an_update_keeps_the_flags_the_user_added() {
+        let text = r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/old/promptinclude hook claude-code --max-total-tokens 2000"}]}]}}"#;
+        let (out, changed) = merged(
+            text,
+            Agent::ClaudeCode,
+            "/new/promptinclude hook claude-code",
+        );
+        assert!(changed);
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            doc["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+            "/new/promptinclude hook claude-code --max-total-tokens 2000"
+        );
     }
 
     #[test]

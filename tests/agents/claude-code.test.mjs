@@ -208,3 +208,32 @@ test("after /compact the rules come back: SessionStart (source compact) gives th
 	assert.equal(occurrences(after.join("\u0000"), section), 1, "the section is back, once");
 	assert.ok(after.some((t) => t.includes(`SessionStart hook additional context: ${section}`)));
 });
+
+test("a section over Claude Code's 10,000-character inline limit: logged, and the documented remedy (a smaller budget on the hook command) gets it in whole", async () => {
+	const { project, home } = workspace("over-limit");
+	for (let i = 0; i < 6; i++) {
+		write(path.join(project, `r${i}.promptinclude.md`), `Rule ${i}: ${"lorem ipsum dolor sit amet ".repeat(120)}MARKER-END-${i}\n`);
+	}
+	promptinclude(["init", "claude-code", "--user"], project, home);
+	const big = promptinclude(["render", project], project, home);
+	assert.ok(big.length > 10_000, `${big.length} characters`);
+	const over = await claude({ cwd: project, home, args: ["PROMPT-BIG"] });
+	assert.equal(over.status, 0, over.stderr);
+	const overTexts = textsOf(mainRequest(over.requests, "PROMPT-BIG").body).join("\u0000");
+	assert.equal(occurrences(overTexts, big), 0, "Claude Code does not inline it");
+	assert.match(overTexts, /Output too large/, "Claude Code's preview and file path stand in");
+	const log = fs.readFileSync(path.join(home, ".claude/promptinclude/hook.log"), "utf8");
+	assert.match(log, /the section is \d+ characters; the agent adds hook output over 10000 characters only in part/);
+
+	// The remedy the log names: a budget on the hook command (init keeps it on re-runs).
+	const settings = path.join(home, ".claude/settings.json");
+	fs.writeFileSync(settings, fs.readFileSync(settings, "utf8").replaceAll("hook claude-code", "hook claude-code --max-total-tokens 1500"));
+	promptinclude(["init", "claude-code", "--user"], project, home);
+	assert.equal(occurrences(fs.readFileSync(settings, "utf8"), "hook claude-code --max-total-tokens 1500"), 2);
+	const small = promptinclude(["render", "--max-total-tokens", "1500", project], project, home);
+	assert.ok(small.length <= 10_000 && small.includes("skipped to fit"), `${small.length} characters`);
+	const within = await claude({ cwd: project, home, args: ["PROMPT-SMALL"] });
+	assert.equal(within.status, 0, within.stderr);
+	const withinTexts = textsOf(mainRequest(within.requests, "PROMPT-SMALL").body).join("\u0000");
+	assert.equal(occurrences(withinTexts, small), 1);
+});

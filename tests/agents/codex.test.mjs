@@ -144,3 +144,29 @@ test("init --project: .codex/hooks.json runs once the project is trusted, not be
 	const all = textsOf(request(session.requests, "PROMPT-PROJECT").body).join("\u0000");
 	assert.equal(occurrences(all, section), 1);
 });
+
+test("a section over Codex's 10,000-byte inline limit: cut and logged; a budget on the hook command gets it in whole", async () => {
+	const { project, home } = workspace("big");
+	for (let i = 0; i < 6; i++) {
+		write(path.join(project, `r${i}.promptinclude.md`), `Rule ${i}: ${"lorem ipsum dolor sit amet ".repeat(120)}MARKER-END-${i}\n`);
+	}
+	promptinclude(["init", "codex", "--user"], project, home);
+	const big = promptinclude(["render", project], project, home);
+	assert.ok(big.length > 20_000, `${big.length} characters`);
+	const over = await codex({ cwd: project, home, prompt: "PROMPT-BIG" });
+	assert.equal(over.status, 0, over.stderr);
+	const overTexts = textsOf(request(over.requests, "PROMPT-BIG").body).join("\u0000");
+	assert.equal(occurrences(overTexts, big), 0, "Codex does not add it whole");
+	assert.match(overTexts, /truncated output/);
+	const log = fs.readFileSync(path.join(home, ".codex/promptinclude/hook.log"), "utf8");
+	assert.match(log, /the section is \d+ bytes; the agent adds hook output over 10000 bytes only in part/);
+
+	const hooks = path.join(home, ".codex/hooks.json");
+	fs.writeFileSync(hooks, fs.readFileSync(hooks, "utf8").replaceAll("hook codex", "hook codex --max-total-tokens 1500"));
+	const small = promptinclude(["render", "--max-total-tokens", "1500", project], project, home);
+	assert.ok(Buffer.byteLength(small) <= 10_000, `${small.length} characters`);
+	const within = await codex({ cwd: project, home, prompt: "PROMPT-SMALL" });
+	assert.equal(within.status, 0, within.stderr);
+	const withinTexts = textsOf(request(within.requests, "PROMPT-SMALL").body).join("\u0000");
+	assert.equal(occurrences(withinTexts, small), 1);
+});
