@@ -29,6 +29,10 @@ fn main() -> ExitCode {
         Command::Bundle(args) => cli::bundle::bundle(args),
         Command::Verify(args) => cli::bundle::verify(args),
         Command::Diff(args) => cli::diff::diff(args),
+        Command::Hook(args) => cli::hook::hook(args),
+        Command::Init(args) => cli::init::init(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => cli::mcp::mcp(args),
     };
     match result {
         Ok(status) => status.into(),

@@ -111,6 +111,107 @@ pub enum Command {
     ///
     ///   promptinclude diff --format markdown origin/main HEAD > comment.md
     Diff(DiffArgs),
+    /// Hook command for a coding agent: add the section to the model's context.
+    ///
+    /// Reads the agent's hook event (JSON on stdin), renders the section for
+    /// the project (Claude Code: $CLAUDE_PROJECT_DIR, else the event's `cwd`;
+    /// Codex: the event's `cwd`) and prints it in the form the agent adds to
+    /// the model's context: on SessionStart (every source, including Claude
+    /// Code's `compact`, so the rules come back after compaction) the whole
+    /// section; on UserPromptSubmit, only when rule files changed since the
+    /// section was last given in this session, a change notice with the new
+    /// section. Fails open: on any error it prints nothing, exits 0 and
+    /// logs the reason to stderr and to promptinclude/hook.log in the
+    /// agent's directory (~/.claude or ~/.codex). Installed by `init`;
+    /// see docs/agents.md. Example (what the agent runs):
+    ///
+    ///   echo '{"hook_event_name":"SessionStart","source":"startup","cwd":"'$PWD'"}' |
+    ///     promptinclude hook claude-code
+    Hook(HookArgs),
+    /// Install the hook into a coding agent's settings (merging, no duplicates).
+    ///
+    /// Claude Code: adds SessionStart and UserPromptSubmit entries running
+    /// `promptinclude hook claude-code` to .claude/settings.json (--project,
+    /// the default, in the current directory) or ~/.claude/settings.json
+    /// (--user). Codex: the same in .codex/hooks.json or ~/.codex/hooks.json.
+    /// Everything else in the file is kept as it was; an existing
+    /// promptinclude entry is updated in place, never added twice. The file
+    /// is replaced atomically. Examples:
+    ///
+    ///   promptinclude init claude-code            # this project, .claude/settings.json
+    ///
+    ///   promptinclude init codex --user --dry-run # show the change to ~/.codex/hooks.json
+    Init(InitArgs),
+    /// Model Context Protocol server on stdio (for Cursor, Zed, Claude Desktop, ...).
+    ///
+    /// Offers the tool `prompt_includes` (the rendered section of a root, or
+    /// its audit), one resource per rule file of each root (with its status
+    /// and tokens) and the prompt `prompt_includes` that injects the
+    /// section. Roots are the client's `roots`, or --root when given (or
+    /// when the client has none: the current directory). Example client
+    /// configuration:
+    ///
+    ///   {"mcpServers": {"promptinclude": {"command": "promptinclude", "args": ["mcp"]}}}
+    #[cfg(feature = "mcp")]
+    Mcp(McpArgs),
+}
+
+/// A coding agent `hook` and `init` know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Agent {
+    /// Anthropic's Claude Code (settings.json hooks).
+    ClaudeCode,
+    /// OpenAI's Codex CLI (hooks.json).
+    Codex,
+}
+
+/// `hook` arguments.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The agent whose hook event is on stdin.
+    #[arg(value_name = "AGENT")]
+    pub agent: Agent,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+}
+
+/// `init` arguments.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The agent to install the hook into.
+    #[arg(value_name = "AGENT")]
+    pub agent: Agent,
+    /// Install for this project: .claude/settings.json or .codex/hooks.json
+    /// under the current directory (the default).
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// Install for every project of this user: ~/.claude/settings.json
+    /// ($CLAUDE_CONFIG_DIR) or ~/.codex/hooks.json ($CODEX_HOME).
+    #[arg(long)]
+    pub user: bool,
+    /// Print the change as a diff and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The promptinclude command the hook runs (default: the absolute path of
+    /// this binary). Give `promptinclude` for a settings file shared through
+    /// the repository, where the binary is on everyone's PATH.
+    #[arg(long, value_name = "CMD")]
+    pub bin: Option<String>,
+}
+
+/// `mcp` arguments.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// A project root to serve (repeatable). Given, the client's `roots` are
+    /// not asked for; otherwise they are, and the current directory stands
+    /// in when the client has none.
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
 }
 
 /// Options that choose the configuration (shared by every subcommand that scans).

@@ -190,6 +190,23 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     Ok(status)
 }
 
+/// One root's scan and rendered section with the configuration the host
+/// would give it (project file, `A0_SET_`, flags), from one walk; or why
+/// the root has none. Shared by `render ROOT`, the agent hooks and the MCP
+/// server.
+pub fn scan_and_render(
+    batch: &Batch,
+    root: &Path,
+    rev: Option<&str>,
+) -> Result<(RootScan, String), RootError> {
+    let planned = batch.plan_root(root);
+    let scanner = planned.scanner().map_err(Clone::clone)?;
+    let scan = scan_root(scanner, &planned.root, rev)
+        .map_err(|e| RootError::new(&e, &planned.source, &planned.notes))?;
+    let section = render(scan.result(), &scanner.config().name_pattern);
+    Ok((scan, section))
+}
+
 /// `promptinclude render ROOT`: one root's section (or `--json`) on stdout.
 fn render_one(batch: &Batch, json: bool, rev: Option<&str>) -> Result<ExitStatus> {
     let [root] = batch.roots() else {
@@ -197,21 +214,13 @@ fn render_one(batch: &Batch, json: bool, rev: Option<&str>) -> Result<ExitStatus
             "render prints one root's section; give one ROOT, or --out-dir DIR for several"
         );
     };
-    let planned = &batch.plan_root(root);
-    let (scan, name_pattern) = match planned.scanner() {
-        Err(e) => return Ok(report_root_error(&planned.root, e)),
-        Ok(scanner) => match scan_root(scanner, &planned.root, rev) {
-            Ok(scan) => (scan, scanner.config().name_pattern.clone()),
-            Err(e) => {
-                let e = RootError::new(&e, &planned.source, &planned.notes);
-                return Ok(report_root_error(&planned.root, &e));
-            }
-        },
+    let (scan, section) = match scan_and_render(batch, root, rev) {
+        Ok(done) => done,
+        Err(e) => return Ok(report_root_error(root, &e)),
     };
-    let status = check_root(scan.is_dir, &planned.root);
+    let status = check_root(scan.is_dir, root);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let section = render(scan.result(), &name_pattern);
     if json {
         writeln!(
             out,

@@ -8,7 +8,12 @@ pub mod bundle;
 pub mod commands;
 pub mod diff;
 pub mod exit;
+pub mod hook;
+pub mod init;
 pub mod interrupt;
+pub mod json_doc;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod paint;
 pub mod progress;
 pub mod settings;

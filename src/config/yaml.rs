@@ -197,7 +197,7 @@ fn rewrite_surrogate_escapes(text: &str) -> String {
     });
     re.replace_all(text, |c: &regex::Captures| {
         let slashes = &c[1];
-        if slashes.len() % 2 == 0 {
+        if slashes.len().is_multiple_of(2) {
             return c[0].to_string();
         }
         let code = u32::from_str_radix(&c[2], 16).unwrap_or(0xD800);

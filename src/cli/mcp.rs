@@ -1,0 +1,423 @@
+//! `promptinclude mcp`: a Model Context Protocol server on stdio, built on
+//! the official Rust SDK (`rmcp`).
+//!
+//! What it offers (MCP specification, <https://modelcontextprotocol.io/specification>,
+//! "Server features": tools, resources, prompts; "Client features": roots):
+//!
+//! * the tool `prompt_includes`: each root's rendered section, or with
+//!   `"audit": true` a table of its rule files (status, tokens); `"root"`
+//!   picks one root;
+//! * one resource per rule file in each root's result, `file://` URI, named by
+//!   its path under the root, described by its status and tokens; reading it
+//!   gives the text the section includes (cropped text when cropped, empty
+//!   when skipped);
+//! * the prompt `prompt_includes`, one user message holding the section(s).
+//!
+//! Roots: `--root` when given; else the client's `roots/list` when it
+//! declares the roots capability; else the current directory. Every
+//! request scans afresh (milliseconds), so edits show at once. Each root
+//! gets the configuration the host would give it (`.a0proj`, `A0_SET_`,
+//! the flags), as with `render`.
+
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use promptinclude::batch::Batch;
+use promptinclude::project::Resolver;
+use promptinclude::{RootScan, Status};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+use super::args::McpArgs;
+use super::commands::scan_and_render;
+use super::exit::ExitStatus;
+use super::settings::resolver;
+
+/// The tool's and the prompt's name (the pi extension's tool has it too).
+const NAME: &str = "prompt_includes";
+
+/// `promptinclude mcp`: serves until the client closes stdin.
+pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
+    let server = Server {
+        roots: args.roots.clone(),
+        resolver: Arc::new(resolver(&args.config)?),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .context("cannot start the MCP server's runtime")?;
+    runtime.block_on(async {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("MCP handshake failed")?;
+        running.waiting().await.context("MCP server stopped")?;
+        Ok(ExitStatus::Success)
+    })
+}
+
+/// The server: the roots from `--root` and the configuration rule.
+#[derive(Clone)]
+struct Server {
+    roots: Vec<PathBuf>,
+    resolver: Arc<Resolver>,
+}
+
+/// One root's scan and section, or why it has none.
+struct Rendered {
+    root: PathBuf,
+    outcome: Result<(RootScan, String), String>,
+}
+
+impl Server {
+    /// The roots to serve for this request. (Roots are deprecated from
+    /// protocol 2026-07-28 on, SEP-2577, but clients of every earlier
+    /// revision use them.)
+    #[allow(deprecated)]
+    async fn roots(&self, context: &RequestContext<RoleServer>) -> Vec<PathBuf> {
+        if !self.roots.is_empty() {
+            return self.roots.clone();
+        }
+        let declares_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if declares_roots {
+            let listed = context.peer.list_roots().await;
+            if let Ok(listed) = listed {
+                let roots: Vec<PathBuf> = listed
+                    .roots
+                    .iter()
+                    .filter_map(|r| file_uri_path(&r.uri))
+                    .collect();
+                if !roots.is_empty() {
+                    return roots;
+                }
+            }
+        }
+        std::env::current_dir().into_iter().collect()
+    }
+
+    /// Scans and renders every root (or only `only`).
+    async fn render(
+        &self,
+        context: &RequestContext<RoleServer>,
+        only: Option<&str>,
+    ) -> Result<Vec<Rendered>, ErrorData> {
+        let mut roots = self.roots(context).await;
+        if let Some(only) = only {
+            let wanted = Path::new(only);
+            roots.retain(|r| r == wanted);
+            if roots.is_empty() {
+                return Err(ErrorData::invalid_params(
+                    format!("{only} is not one of the roots this server serves"),
+                    None,
+                ));
+            }
+        }
+        let batch = Batch::plan(&roots, &self.resolver)
+            .map_err(|e| ErrorData::internal_error(format!("configuration: {e}"), None))?;
+        Ok(roots
+            .iter()
+            .map(|root| Rendered {
+                root: root.clone(),
+                outcome: match scan_and_render(&batch, root, None) {
+                    Ok((scan, _)) if !scan.is_dir => Err("not a directory".to_string()),
+                    Ok(done) => Ok(done),
+                    Err(e) => Err(e.to_string()),
+                },
+            })
+            .collect())
+    }
+}
+
+/// The text the tool and the prompt give for `rendered` roots: a root's
+/// section as is when it is the only one; with several, each under a
+/// `## Root: PATH` line. A root without a result gets one error line.
+fn sections(rendered: &[Rendered]) -> String {
+    let many = rendered.len() > 1;
+    let mut text = String::new();
+    for r in rendered {
+        if many {
+            text.push_str(&format!("## Root: {}\n\n", r.root.display()));
+        }
+        match &r.outcome {
+            Ok((_, section)) => text.push_str(section),
+            Err(e) => text.push_str(&format!("promptinclude: root {}: {e}\n", r.root.display())),
+        }
+    }
+    text
+}
+
+/// The audit table: per root, each rule file's status and tokens.
+fn audit(rendered: &[Rendered]) -> String {
+    let mut text = String::new();
+    for r in rendered {
+        text.push_str(&format!("Prompt includes for {}\n", r.root.display()));
+        match &r.outcome {
+            Err(e) => text.push_str(&format!("error: {e}\n")),
+            Ok((scan, _)) => {
+                let result = scan.result();
+                text.push_str("STATUS   TOKENS  FILE\n");
+                for f in &result.files {
+                    text.push_str(&format!(
+                        "{:<8} {:>6}  {}\n",
+                        f.status.as_str(),
+                        f.token_count,
+                        relative(&scan.abs_root, &f.path)
+                    ));
+                }
+                text.push_str(&format!(
+                    "{} rule files included, {} more skipped to fit\n",
+                    result
+                        .files
+                        .iter()
+                        .filter(|f| f.status != Status::Skipped)
+                        .count(),
+                    result.skipped_count
+                ));
+            }
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// `path` under `root` (as the section prints it: absolute) made relative.
+fn relative(root: &Path, path: &str) -> String {
+    Path::new(path)
+        .strip_prefix(root)
+        .map_or_else(|_| path.to_string(), |p| p.to_string_lossy().into_owned())
+}
+
+/// The `file://` URI of an absolute path (RFC 8089; bytes other than
+/// unreserved characters and `/` percent-encoded).
+fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
+/// The path of a `file://` URI (`file:///p` or `file://localhost/p`); none
+/// for anything else or a bad escape.
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(rest.len());
+    let mut input = rest.bytes();
+    while let Some(b) = input.next() {
+        if b == b'%' {
+            let hex = [input.next()?, input.next()?];
+            let hex = std::str::from_utf8(&hex).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+        } else {
+            bytes.push(b);
+        }
+    }
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+fn string_arg<'a>(args: Option<&'a rmcp::model::JsonObject>, key: &str) -> Option<&'a str> {
+    args?.get(key)?.as_str()
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(
+                "promptinclude",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "The project's prompt-include rule files (*.promptinclude.md): follow the \
+                 section from the prompt_includes prompt or tool; call the tool with \
+                 {\"audit\": true} to see which rule files apply, their status and tokens.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "root": {"type": "string", "description": "Only this root (one of the server's roots, as listed)"},
+                "audit": {"type": "boolean", "description": "The rule files' statuses and tokens instead of the section"}
+            }
+        });
+        let serde_json::Value::Object(schema) = schema else {
+            return Err(ErrorData::internal_error("tool schema", None));
+        };
+        let tool = Tool::new(
+            NAME,
+            "The project's prompt-include section (rendered from its *.promptinclude.md rule \
+             files, within the token budgets), or with audit=true which rule files apply, \
+             their status and tokens",
+            Arc::new(schema),
+        );
+        Ok(ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != NAME {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named {}", request.name),
+                None,
+            ));
+        }
+        let args = request.arguments.as_ref();
+        let want_audit = args
+            .and_then(|a| a.get("audit"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
+        let result = match self.render(&context, string_arg(args, "root")).await {
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message.to_string())]),
+            Ok(rendered) => {
+                let text = if want_audit {
+                    audit(&rendered)
+                } else {
+                    sections(&rendered)
+                };
+                if rendered.iter().all(|r| r.outcome.is_err()) {
+                    CallToolResult::error(vec![ContentBlock::text(text)])
+                } else {
+                    CallToolResult::success(vec![ContentBlock::text(text)])
+                }
+            }
+        };
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut resources = Vec::new();
+        for r in self.render(&context, None).await? {
+            let Ok((scan, _)) = &r.outcome else { continue };
+            for f in &scan.result().files {
+                let name = relative(&scan.abs_root, &f.path);
+                let tokens = if f.status == Status::Skipped {
+                    "not included".to_string()
+                } else {
+                    format!("{} tokens", f.token_count)
+                };
+                resources.push(
+                    Resource::new(file_uri(Path::new(&f.path)), name)
+                        .with_description(format!("{}, {tokens}", f.status.as_str()))
+                        .with_mime_type("text/markdown"),
+                );
+            }
+        }
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let not_found =
+            || ErrorData::resource_not_found(format!("no rule file {}", request.uri), None);
+        let path = file_uri_path(&request.uri).ok_or_else(not_found)?;
+        for r in self.render(&context, None).await? {
+            let Ok((scan, _)) = &r.outcome else { continue };
+            if let Some(f) = scan
+                .result()
+                .files
+                .iter()
+                .find(|f| Path::new(&f.path) == path)
+            {
+                let contents = ResourceContents::text(f.content.clone(), request.uri.clone())
+                    .with_mime_type("text/markdown");
+                return Ok(ReadResourceResult::new(vec![contents]).into());
+            }
+        }
+        Err(not_found())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let root = PromptArgument::new("root")
+            .with_description("Only this root (default: every root)")
+            .with_required(false);
+        let prompt = Prompt::new(
+            NAME,
+            Some("The project's prompt-include rules, to follow in this conversation"),
+            Some(vec![root]),
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != NAME {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt named {}", request.name),
+                None,
+            ));
+        }
+        let rendered = self
+            .render(&context, string_arg(request.arguments.as_ref(), "root"))
+            .await?;
+        let message = PromptMessage::new_text(Role::User, sections(&rendered));
+        Ok(GetPromptResult::new(vec![message])
+            .with_description("The project's prompt-include rules")
+            .into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_round_trip_any_bytes() {
+        let path = Path::new("/tmp/a b/ü%/x.promptinclude.md");
+        let uri = file_uri(path);
+        assert_eq!(uri, "file:///tmp/a%20b/%C3%BC%25/x.promptinclude.md");
+        assert_eq!(file_uri_path(&uri).as_deref(), Some(path));
+        assert_eq!(
+            file_uri_path("file://localhost/p").as_deref(),
+            Some(Path::new("/p"))
+        );
+        for bad in ["http://x/p", "file://host/p", "file:///%zz", "file:///%4"] {
+            assert_eq!(file_uri_path(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+// Helpers shared by the agent end-to-end tests.
+
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** The cached npm install (run.sh sets AGENTS_NODE_MODULES). */
+export const MODULES = process.env.AGENTS_NODE_MODULES ?? path.join(HERE, "node_modules");
+/** The promptinclude binary under test. */
+export const BIN = process.env.PROMPTINCLUDE_BIN;
+
+export function write(file, text) {
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	fs.writeFileSync(file, text);
+}
+
+/** How many times `needle` occurs in `haystack`. */
+export function occurrences(haystack, needle) {
+	let n = 0;
+	for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + 1)) n++;
+	return n;
+}
+
+/** A fresh { project, home } pair under `scratch`. */
+let counter = 0;
+export function workspace(scratch, name) {
+	const base = path.join(scratch, `${++counter}-${name}`);
+	const project = path.join(base, "project");
+	const home = path.join(base, "home");
+	fs.mkdirSync(project, { recursive: true });
+	fs.mkdirSync(home, { recursive: true });
+	return { project, home };
+}
+
+/** Two rule files, and one under node_modules/ (ignored by the default patterns). */
+export function ruleFiles(project) {
+	write(path.join(project, "AGENTS.promptinclude.md"), "Always answer in French. MARKER-ROOT-RULE\n");
+	write(path.join(project, "src/api/style.promptinclude.md"), "Use snake_case in the API. MARKER-API-RULE\n");
+	write(path.join(project, "node_modules/pkg/vendor.promptinclude.md"), "MARKER-IGNORED-RULE must never reach the model\n");
+}
+
+/** promptinclude with `args` in `cwd`, HOME = home and `env`; returns stdout. */
+export function promptinclude(args, cwd, home, env = {}) {
+	return execFileSync(BIN, args, { cwd, encoding: "utf8", env: { PATH: process.env.PATH, HOME: home, ...env } });
+}
+
+/**
+ * Spawns `command`; resolves to { status, stdout, stderr }. Without
+ * `onSpawn` stdin is closed at once; with it, `onSpawn(child)` runs first and
+ * `onStdout(child, stdoutSoFar)` on every chunk of output (they close stdin).
+ * Killed after two minutes.
+ */
+export function run(command, args, { cwd, env, onSpawn, onStdout }) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+		let stdout = "";
+		let stderr = "";
+		child.stdout.on("data", (d) => {
+			stdout += d;
+			onStdout?.(child, stdout);
+		});
+		child.stderr.on("data", (d) => (stderr += d));
+		const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+		child.on("error", reject);
+		child.on("close", (status) => {
+			clearTimeout(timer);
+			resolve({ status, stdout, stderr });
+		});
+		if (onSpawn) onSpawn(child);
+		else child.stdin.end();
+	});
+}
+
+/**
+ * The first of `requests` with a text (as `textsOf` finds them) carrying
+ * the user's `prompt`: the request of that turn (later turns repeat it).
+ */
+export function requestWith(requests, prompt, textsOf) {
+	const found = requests.find((r) => textsOf(r.body).some((t) => t.includes(prompt)));
+	assert.ok(found, `no model request carries the prompt ${JSON.stringify(prompt)}`);
+	return found;
+}
