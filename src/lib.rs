@@ -36,6 +36,7 @@ pub mod pystr;
 pub mod read;
 pub mod render;
 pub mod scan;
+pub mod shard;
 mod sys;
 pub mod tokenize;
 

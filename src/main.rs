@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => cli::audit::audit(args),
         Command::Bundle(args) => cli::bundle::bundle(args),
         Command::Verify(args) => cli::bundle::verify(args),
+        Command::Merge(command) => cli::merge::merge(command),
     };
     match result {
         Ok(status) => status.into(),

@@ -11,6 +11,7 @@
 //! `docs/audit-schema.md` (schema [`SCHEMA`]).
 
 pub mod html;
+pub mod summary;
 pub mod undiscovered;
 pub mod warnings;
 

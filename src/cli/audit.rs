@@ -5,11 +5,11 @@
 //! root in parallel and printed in input order; this module only formats
 //! them and decides the exit status.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
+use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, RootAudit, SCHEMA};
 use promptinclude::batch::Batch;
 use serde::Serialize;
@@ -20,7 +20,7 @@ use super::commands::{report_root_error, ErrorRecord};
 use super::exit::ExitStatus;
 use super::interrupt;
 use super::progress::Progress;
-use super::settings::{collect_roots, init_threads};
+use super::settings::{init_threads, select_roots};
 
 /// One JSON Lines record: the schema and record type, then the data.
 #[derive(Serialize)]
@@ -30,52 +30,6 @@ struct Record<'a, T: Serialize> {
     kind: &'static str,
     #[serde(flatten)]
     data: &'a T,
-}
-
-/// A failed gate: one line on stderr, one entry in the JSON summary.
-#[derive(Clone, Debug, Serialize)]
-struct Failure {
-    root: String,
-    path: Option<String>,
-    reason: String,
-}
-
-/// Sums over all roots.
-#[derive(Default, Serialize)]
-struct Summary {
-    roots: usize,
-    rule_files: usize,
-    files: usize,
-    tokens_counted: i64,
-    tokens_included: i64,
-    cropped: usize,
-    skipped: usize,
-    blank: usize,
-    unreadable: usize,
-    warnings: usize,
-    warnings_by_kind: BTreeMap<&'static str, usize>,
-    /// Roots that could not be audited (see the `error` records).
-    errors: usize,
-    failures: Vec<Failure>,
-}
-
-impl Summary {
-    fn add(&mut self, report: &RootAudit) {
-        let t = &report.totals;
-        self.roots += 1;
-        self.rule_files += t.rule_files;
-        self.files += t.files;
-        self.tokens_counted += t.tokens_counted;
-        self.tokens_included += t.tokens_included;
-        self.cropped += t.cropped;
-        self.skipped += t.skipped;
-        self.blank += t.blank;
-        self.unreadable += t.unreadable;
-        self.warnings += t.warnings;
-        for w in &report.warnings {
-            *self.warnings_by_kind.entry(w.kind.as_str()).or_default() += 1;
-        }
-    }
 }
 
 /// The gates asked for on the command line.
@@ -184,7 +138,7 @@ impl Paint {
 pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let resolver = super::commands::resolver_for(&args.config, &args.roots)?;
     let rev = args.roots.rev.as_deref();
-    let roots = collect_roots(&args.roots)?;
+    let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
     let gates = Gates::new(args);
@@ -261,16 +215,22 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     if let (Some(html), Some(path)) = (html, &args.html) {
         html.finish(path)?;
     }
+    Ok(status.merge(report_failures(&summary)))
+}
+
+/// Prints one stderr line per gate failure; `Problems` if there is any.
+pub fn report_failures(summary: &Summary) -> ExitStatus {
     for f in &summary.failures {
         match &f.path {
             Some(path) => eprintln!("promptinclude: gate: {}: {path}: {}", f.root, f.reason),
             None => eprintln!("promptinclude: gate: {}: {}", f.root, f.reason),
         }
     }
-    if !summary.failures.is_empty() {
-        status = status.merge(ExitStatus::Problems);
+    if summary.failures.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Problems
     }
-    Ok(status)
 }
 
 /// The HTML page in the making: its roots' parts in a temporary file.
@@ -303,7 +263,8 @@ impl HtmlParts {
     }
 }
 
-fn write_record<T: Serialize>(
+/// Writes one JSON Lines record of schema [`SCHEMA`].
+pub fn write_record<T: Serialize>(
     out: &mut impl Write,
     kind: &'static str,
     data: &T,

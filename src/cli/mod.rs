@@ -8,5 +8,6 @@ pub mod bundle;
 pub mod commands;
 pub mod exit;
 pub mod interrupt;
+pub mod merge;
 pub mod progress;
 pub mod settings;
