@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::RootAudit;
+use super::{Record, RootAudit};
 
 /// A failed gate (`--fail-on`, `--max-tokens`): one line on stderr, one
 /// entry in the summary.
@@ -93,5 +93,20 @@ impl Summary {
         }
         self.errors += other.errors;
         self.failures.extend(other.failures);
+    }
+
+    /// Merges the `summary` records (JSON lines, as `audit --json` prints
+    /// them) of runs over consecutive slices of one root list, in list
+    /// order, into the summary record one run over the whole list prints
+    /// (without the newline). An error names the record (from 1) that is
+    /// not a summary.
+    pub fn merge_records<B: AsRef<[u8]>>(records: &[B]) -> Result<String, String> {
+        let mut merged = Summary::default();
+        for (i, record) in records.iter().enumerate() {
+            let summary: Summary = serde_json::from_slice(record.as_ref())
+                .map_err(|e| format!("summary record {}: not an audit summary ({e})", i + 1))?;
+            merged.absorb(summary);
+        }
+        serde_json::to_string(&Record::new("summary", &merged)).map_err(|e| e.to_string())
     }
 }

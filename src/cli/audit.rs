@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Write};
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
 use promptinclude::audit::summary::{Failure, Summary};
-use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, RootAudit, SCHEMA};
+use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, Record, RootAudit};
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
@@ -21,16 +21,6 @@ use super::exit::ExitStatus;
 use super::interrupt;
 use super::progress::Progress;
 use super::settings::{init_threads, select_roots};
-
-/// One JSON Lines record: the schema and record type, then the data.
-#[derive(Serialize)]
-struct Record<'a, T: Serialize> {
-    schema: &'static str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    data: &'a T,
-}
 
 /// The gates asked for on the command line.
 struct Gates {
@@ -263,18 +253,13 @@ impl HtmlParts {
     }
 }
 
-/// Writes one JSON Lines record of schema [`SCHEMA`].
+/// Writes one `audit --json` record (JSON Lines).
 pub fn write_record<T: Serialize>(
     out: &mut impl Write,
     kind: &'static str,
     data: &T,
 ) -> std::io::Result<()> {
-    let record = Record {
-        schema: SCHEMA,
-        kind,
-        data,
-    };
-    serde_json::to_writer(&mut *out, &record)?;
+    serde_json::to_writer(&mut *out, &Record::new(kind, data))?;
     out.write_all(b"\n")
 }
 
