@@ -44,7 +44,7 @@ from typing import IO, Any, Dict, Iterable, Iterator, List, Optional, Sequence, 
 
 from . import _native
 
-__all__ = ["scan_roots", "run_partition", "PartitionError", "main", "DEFAULT_PARTITION_SIZE"]
+__all__ = ["scan_roots", "run_batch", "run_partition", "PartitionError", "main", "DEFAULT_PARTITION_SIZE"]
 
 #: Roots per task unless told otherwise.
 DEFAULT_PARTITION_SIZE = 256
@@ -291,6 +291,58 @@ def scan_roots(
             yield json.loads(line)
 
 
+def run_batch(
+    client: Any,
+    command: str,
+    options: Sequence[str],
+    roots: Iterable[Root],
+    out: IO[bytes],
+    *,
+    binary: Optional[str] = None,
+    partition_size: int = DEFAULT_PARTITION_SIZE,
+    cwd: Optional[str] = None,
+    store: Optional[_Store] = None,
+    progress: Optional["_Progress"] = None,
+) -> int:
+    """Runs ``promptinclude COMMAND OPTIONS`` (``scan``, or ``audit`` with
+    ``--json``) over ``roots`` on the cluster of ``client`` and writes to
+    ``out`` exactly what one such run over all the roots prints; each
+    partition's stderr goes to stderr. Returns that run's exit status."""
+    status = 0
+    summary: Optional[bytes] = None
+    stream = _stream(
+        client,
+        command,
+        options,
+        (_root_bytes(r) for r in roots),
+        binary=find_binary(binary),
+        partition_size=partition_size,
+        cwd=cwd or os.getcwd(),
+        store=store,
+    )
+    for count, (code, stdout, stderr) in stream:
+        if command == "audit":
+            body, _, last = stdout.rstrip(b"\n").rpartition(b"\n")
+            stdout = body + b"\n" if body else b""
+            records = [summary, last] if summary is not None else [last]
+            summary = _native.merge_audit_summaries(records).encode()
+        out.write(stdout)
+        if stderr:
+            if progress is not None:
+                progress.clear()
+            sys.stderr.buffer.write(stderr)
+            sys.stderr.flush()
+        status = max(status, code)
+        if progress is not None:
+            progress.add(count)
+    if command == "audit":
+        if summary is None:
+            summary = _native.merge_audit_summaries([]).encode()
+        out.write(summary + b"\n")
+    out.flush()
+    return status
+
+
 class _Progress:
     """``[=====     ] 120/2000 roots`` on stderr, only on a terminal."""
 
@@ -453,40 +505,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             silence_logs=logging.ERROR,
         )
         client = Client(cluster)
-    out = sys.stdout.buffer
-    status = 0
-    summary: Optional[bytes] = None
     progress = _Progress(total)
     try:
         with source:
-            stream = _stream(
+            status = run_batch(
                 client,
                 args.command,
                 options,
                 _read_roots(source),
+                sys.stdout.buffer,
                 binary=binary,
                 partition_size=args.partition_size,
                 cwd=cwd,
                 store=store,
+                progress=progress,
             )
-            for count, (code, stdout, stderr) in stream:
-                if args.command == "audit":
-                    body, _, last = stdout.rstrip(b"\n").rpartition(b"\n")
-                    stdout = body + b"\n" if body else b""
-                    records = [summary, last] if summary is not None else [last]
-                    summary = _native.merge_audit_summaries(records).encode()
-                out.write(stdout)
-                if stderr:
-                    progress.clear()
-                    sys.stderr.buffer.write(stderr)
-                    sys.stderr.flush()
-                status = max(status, code)
-                progress.add(count)
-        if args.command == "audit":
-            if summary is None:
-                summary = _native.merge_audit_summaries([]).encode()
-            out.write(summary + b"\n")
-        out.flush()
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, as the command line
         # does (and keep Python from failing to flush stdout at exit).
