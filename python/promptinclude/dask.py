@@ -4,9 +4,13 @@
 
     python -m promptinclude.dask --local-workers 2 scan --roots-from roots.txt > scan.jsonl
     python -m promptinclude.dask --scheduler tcp://HOST:8786 audit --json --roots-from roots.txt
+    python -m promptinclude.dask --local-workers 2 bundle --out prompt-bundle --roots-from roots.txt
 
 prints exactly what ``promptinclude scan --roots-from roots.txt`` (or
-``promptinclude audit --json ...``) prints, with the same exit status. The
+``promptinclude audit --json ...``) prints, with the same exit status
+(``bundle`` writes the bundle ``promptinclude bundle`` writes: each partition
+bundles its roots into a directory beside it, which the workers must be able
+to write, and ``promptinclude merge bundle`` makes the one bundle). The
 roots are cut into partitions of ``--partition-size`` roots (256 by default);
 each partition is one Dask task, which runs the ``promptinclude`` binary on
 its roots in a worker (a subprocess: the GIL is free and every option of the
@@ -50,10 +54,10 @@ __all__ = ["scan_roots", "run_batch", "run_partition", "PartitionError", "main",
 DEFAULT_PARTITION_SIZE = 256
 
 #: The commands the cluster runs.
-COMMANDS = ("scan", "audit")
+COMMANDS = ("scan", "audit", "bundle")
 
 #: Options that make no sense per partition.
-REFUSED = ("--shard", "--shard-from-env", "--html", "--html-include-content", "--out-dir")
+REFUSED = ("--shard", "--shard-from-env", "--list-offset", "--html", "--html-include-content", "--out-dir")
 
 PLAN_SCHEMA = "promptinclude.dask/1"
 
@@ -77,18 +81,38 @@ def find_binary(binary: Optional[str] = None) -> str:
 
 
 def run_partition(
-    binary: str, command: str, options: Sequence[str], roots: bytes, count: int, cwd: str
+    binary: str,
+    command: str,
+    options: Sequence[str],
+    roots: bytes,
+    count: int,
+    cwd: str,
+    bundle_dir: Optional[str] = None,
+    offset: int = 0,
 ) -> Tuple[int, bytes, bytes]:
     """Runs ``binary command options --roots-from -`` on ``roots`` (one per
     line, ``count`` of them) in ``cwd``: (exit status, stdout, stderr). This
-    is the task each worker runs. Raises :class:`PartitionError` when the run
+    is the task each worker runs. For ``bundle`` the partition's bundle goes
+    to ``bundle_dir``, its files named from position ``offset`` of the whole
+    list (``--list-offset``). Raises :class:`PartitionError` when the run
     failed as a whole (its output has not one record per root)."""
-    argv = [binary, command, *options, "--roots-from", "-"]
+    argv = [binary, command, *options]
+    if command == "bundle":
+        argv += ["--out", str(bundle_dir), "--list-offset", str(offset)]
+    argv += ["--roots-from", "-"]
     try:
         proc = subprocess.run(argv, input=roots, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
     except OSError as e:
         raise PartitionError(f"cannot run {binary} in {cwd}: {e}") from None
-    records = proc.stdout.count(b"\n") - (1 if command == "audit" else 0)
+    if command == "bundle":
+        try:
+            with open(os.path.join(str(bundle_dir), "manifest.json"), "rb") as f:
+                manifest = json.load(f)
+            records = len(manifest["roots"]) + len(manifest.get("errors", []))
+        except (OSError, ValueError, KeyError, TypeError):
+            records = -1
+    else:
+        records = proc.stdout.count(b"\n") - (1 if command == "audit" else 0)
     if proc.returncode not in (0, 1, 2) or records != count:
         message = proc.stderr.decode("utf-8", "replace").strip()
         raise PartitionError(
@@ -188,6 +212,10 @@ class _Store:
         return meta["status"], rest[:n], rest[n:]
 
 
+def _part_dir(parts_dir: str, index: int) -> str:
+    return os.path.join(parts_dir, f"part-{index:06d}")
+
+
 def _window(client: Any) -> int:
     try:
         threads = sum(client.nthreads().values())
@@ -207,8 +235,10 @@ def _stream(
     cwd: str,
     store: Optional[_Store] = None,
     window: Optional[int] = None,
+    parts_dir: Optional[str] = None,
 ) -> Iterator[Tuple[int, Result]]:
-    """(roots in the partition, result) per partition, in input order."""
+    """(roots in the partition, result) per partition, in input order
+    (``bundle`` writes partition K's bundle to ``parts_dir/part-K``)."""
     if partition_size < 1:
         raise ValueError("the partition size must be at least 1")
     window = window or _window(client)
@@ -236,6 +266,8 @@ def _stream(
                     payload,
                     len(part),
                     cwd,
+                    _part_dir(parts_dir, index) if parts_dir else None,
+                    index * partition_size,
                     key=f"promptinclude-{command}-{run}-{index}",
                     pure=False,
                 )
@@ -303,23 +335,44 @@ def run_batch(
     cwd: Optional[str] = None,
     store: Optional[_Store] = None,
     progress: Optional["_Progress"] = None,
+    bundle_out: Optional[str] = None,
 ) -> int:
-    """Runs ``promptinclude COMMAND OPTIONS`` (``scan``, or ``audit`` with
-    ``--json``) over ``roots`` on the cluster of ``client`` and writes to
-    ``out`` exactly what one such run over all the roots prints; each
-    partition's stderr goes to stderr. Returns that run's exit status."""
+    """Runs ``promptinclude COMMAND OPTIONS`` (``scan``, ``audit`` with
+    ``--json``, or ``bundle`` into ``bundle_out``) over ``roots`` on the
+    cluster of ``client`` and writes to ``out`` exactly what one such run
+    over all the roots prints (``bundle``: writes the same bundle; its
+    partitions' bundles, on a file system the workers and the client share,
+    are merged by ``promptinclude merge bundle``); each partition's stderr
+    goes to stderr. Returns that run's exit status."""
     status = 0
     summary: Optional[bytes] = None
+    binary = find_binary(binary)
+    cwd = cwd or os.getcwd()
+    parts_dir = roots_file = None
+    if command == "bundle":
+        if not bundle_out:
+            raise ValueError("bundle needs --out DIR")
+        bundle_out = os.path.join(cwd, bundle_out)
+        if store is not None:
+            parts_dir = os.path.join(store.directory, "bundle-parts")
+        else:
+            head, name = os.path.split(os.path.normpath(bundle_out))
+            parts_dir = os.path.join(head, f".{name}.promptinclude-parts-{os.getpid()}")
+        os.makedirs(parts_dir, exist_ok=True)
+        roots_file = open(os.path.join(parts_dir, "roots.txt"), "wb")
+        roots = _tee(roots, roots_file)
     stream = _stream(
         client,
         command,
         options,
         (_root_bytes(r) for r in roots),
-        binary=find_binary(binary),
+        binary=binary,
         partition_size=partition_size,
-        cwd=cwd or os.getcwd(),
+        cwd=cwd,
         store=store,
+        parts_dir=parts_dir,
     )
+    partitions = 0
     for count, (code, stdout, stderr) in stream:
         if command == "audit":
             body, _, last = stdout.rstrip(b"\n").rpartition(b"\n")
@@ -333,14 +386,39 @@ def run_batch(
             sys.stderr.buffer.write(stderr)
             sys.stderr.flush()
         status = max(status, code)
+        partitions += 1
         if progress is not None:
             progress.add(count)
+    if roots_file is not None and parts_dir is not None and bundle_out is not None:
+        roots_file.close()
+        merge = subprocess.run(
+            [binary, "merge", "bundle", "--roots-from", roots_file.name, "--out", bundle_out,
+             *(_part_dir(parts_dir, k) for k in range(partitions))],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        if merge.stderr:
+            raise PartitionError(
+                f"cannot merge the partitions' bundles in {parts_dir}: "
+                + merge.stderr.decode("utf-8", "replace").strip()
+            )
+        if store is None:
+            shutil.rmtree(parts_dir, ignore_errors=True)
+        status = max(status, merge.returncode)
     if command == "audit":
         if summary is None:
             summary = _native.merge_audit_summaries([]).encode()
         out.write(summary + b"\n")
     out.flush()
     return status
+
+
+def _tee(roots: Iterable[Root], file: IO[bytes]) -> Iterator[bytes]:
+    """The roots as bytes, each also written to ``file`` (one per line)."""
+    for root in roots:
+        root = _root_bytes(root)
+        file.write(root + b"\n")
+        yield root
 
 
 class _Progress:
@@ -374,18 +452,19 @@ examples:
   python -m promptinclude.dask --local-workers 2 scan --roots-from roots.txt > scan.jsonl
   python -m promptinclude.dask --scheduler tcp://scheduler:8786 --out parts/ \\
       audit --json --fail-on cropped --roots-from roots.txt > audit.jsonl
+  python -m promptinclude.dask --local-workers 4 bundle --out prompt-bundle --roots-from roots.txt
 
 Everything after the command is passed to `promptinclude COMMAND` as is
 (see `promptinclude COMMAND --help`); roots come only from --roots-from.
-The output and exit status are those of one `promptinclude COMMAND` run
-over all the roots.
+The output (for bundle: the bundle) and exit status are those of one
+`promptinclude COMMAND` run over all the roots.
 """
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m promptinclude.dask",
-        description="Run `promptinclude scan` or `audit --json` over many roots on a Dask cluster.",
+        description="Run `promptinclude scan`, `audit --json` or `bundle` over many roots on a Dask cluster.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -415,9 +494,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _split_options(parser: argparse.ArgumentParser, command: str, options: List[str]) -> Tuple[str, List[str]]:
-    """(the --roots-from file, the other options), refusing what cannot be split."""
-    roots_from = None
+def _split_options(
+    parser: argparse.ArgumentParser, command: str, options: List[str]
+) -> Tuple[str, Optional[str], List[str]]:
+    """(the --roots-from file, bundle's --out, the other options), refusing
+    what cannot be split."""
+    roots_from = bundle_out = None
     rest: List[str] = []
     it = iter(options)
     for arg in it:
@@ -427,6 +509,10 @@ def _split_options(parser: argparse.ArgumentParser, command: str, options: List[
                 parser.error("--roots-from needs a FILE")
         elif arg.startswith("--roots-from="):
             roots_from = arg.split("=", 1)[1]
+        elif command == "bundle" and arg == "--out":
+            bundle_out = next(it, None)
+        elif command == "bundle" and arg.startswith("--out="):
+            bundle_out = arg.split("=", 1)[1]
         elif arg.split("=", 1)[0] in REFUSED:
             parser.error(f"{arg.split('=', 1)[0]} is not for a cluster run")
         else:
@@ -435,7 +521,9 @@ def _split_options(parser: argparse.ArgumentParser, command: str, options: List[
         parser.error("give the roots with --roots-from FILE ('-' = standard input)")
     if command == "audit" and "--json" not in rest:
         parser.error("on a cluster, audit prints --json only (give --json)")
-    return roots_from, rest
+    if command == "bundle" and not bundle_out:
+        parser.error("bundle needs --out DIR (on a file system the workers share)")
+    return roots_from, bundle_out, rest
 
 
 def _digest(path: str) -> Tuple[str, int]:
@@ -451,7 +539,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """The command line; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
-    roots_from, options = _split_options(parser, args.command, list(args.options))
+    roots_from, bundle_out, options = _split_options(parser, args.command, list(args.options))
     if args.partition_size < 1:
         parser.error("--partition-size must be at least 1")
     if args.local_workers is not None and args.local_workers < 1:
@@ -471,6 +559,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     "schema": PLAN_SCHEMA,
                     "command": args.command,
                     "options": options,
+                    "bundle_out": bundle_out,
                     "partition_size": args.partition_size,
                     "roots_sha256": digest,
                     "roots": total,
@@ -519,6 +608,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 cwd=cwd,
                 store=store,
                 progress=progress,
+                bundle_out=bundle_out,
             )
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, as the command line

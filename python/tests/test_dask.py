@@ -90,6 +90,33 @@ def test_local_cluster_prints_what_the_cli_prints(binary, workspace, command, op
     assert b"error: root repos/r007:" in got.stderr
 
 
+def tree(directory):
+    out = {}
+    for dirpath, _, files in os.walk(directory):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, directory)] = f.read()
+    return out
+
+
+def test_local_cluster_writes_the_cli_bundle(binary, workspace):
+    want = cli(binary, ["bundle", "--out", "bundle-cli", "--roots-from", "roots.txt"], workspace)
+    assert want.returncode == 2, want.stderr
+    got = dask_cli(
+        ["--local-workers", "2", "--partition-size", "16", "bundle", "--out", "bundle-dask",
+         "--roots-from", "roots.txt"],
+        workspace,
+        binary,
+    )
+    assert got.returncode == want.returncode, got.stderr.decode()
+    expected = tree(workspace / "bundle-cli")
+    assert len(expected) > 2 * 150
+    assert tree(workspace / "bundle-dask") == expected
+    # Only the bundle is left: the partitions' directories are gone.
+    assert not [n for n in os.listdir(workspace) if "promptinclude-parts" in n]
+
+
 @pytest.fixture(scope="module")
 def cluster():
     from distributed import Client, LocalCluster

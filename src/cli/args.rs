@@ -280,6 +280,13 @@ pub struct RootArgs {
         help_heading = "Sharding"
     )]
     pub shard_from_env: Option<u64>,
+    /// The roots given are a slice of a longer list, starting at its position
+    /// N (from 0): render --out-dir and bundle name each root's files by its
+    /// place in the whole list, as one run over the whole list does, so that
+    /// runs over consecutive slices merge (`promptinclude merge`) into that
+    /// run's bytes. python -m promptinclude.dask bundle runs its partitions so.
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Sharding")]
+    pub list_offset: usize,
 }
 
 fn parse_shard(text: &str) -> Result<Shard, String> {

@@ -119,9 +119,10 @@ pub fn read_roots_file(from: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// The roots this process takes: all of them, or its shard's (`--shard`,
-/// `--shard-from-env`), each with its index in the whole list (which names
-/// its files in `render --out-dir` and `bundle`, so that shards never clash
-/// and a merge gives the unsharded run's names).
+/// `--shard-from-env`), each with its index in the whole list (counted from
+/// `--list-offset`). The index names a root's files in `render --out-dir`
+/// and `bundle`, so that shards never clash and a merge gives the unsharded
+/// run's names.
 pub fn select_roots(args: &RootArgs) -> Result<(Vec<PathBuf>, Vec<usize>)> {
     let roots = collect_roots(args)?;
     let shard = match (args.shard, args.shard_from_env) {
@@ -139,14 +140,14 @@ pub fn select_roots(args: &RootArgs) -> Result<(Vec<PathBuf>, Vec<usize>)> {
     };
     Ok(match shard {
         None => {
-            let indices = (0..roots.len()).collect();
+            let indices = (args.list_offset..).take(roots.len()).collect();
             (roots, indices)
         }
         Some(shard) => roots
             .into_iter()
             .enumerate()
             .filter(|(_, root)| shard.takes(root))
-            .map(|(i, root)| (root, i))
+            .map(|(i, root)| (root, args.list_offset + i))
             .unzip(),
     })
 }
