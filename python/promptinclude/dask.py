@@ -115,9 +115,10 @@ def run_partition(
         records = proc.stdout.count(b"\n") - (1 if command == "audit" else 0)
     if proc.returncode not in (0, 1, 2) or records != count:
         message = proc.stderr.decode("utf-8", "replace").strip()
+        hint = " (roots go only in --roots-from)" if records > count else ""
         raise PartitionError(
-            f"{command} exited with status {proc.returncode} and {max(records, 0)} records for "
-            f"{count} roots (roots go only in --roots-from): {message}"
+            f"promptinclude {command} failed on a partition of {count} roots (exit status "
+            f"{proc.returncode}, {max(records, 0)} records){hint}: {message}"
         )
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -528,10 +529,13 @@ def _split_options(
 
 def _digest(path: str) -> Tuple[str, int]:
     digest, count = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        for root in _read_roots(f):
-            digest.update(root + b"\n")
-            count += 1
+    try:
+        with open(path, "rb") as f:
+            for root in _read_roots(f):
+                digest.update(root + b"\n")
+                count += 1
+    except OSError as e:
+        raise OSError(f"cannot read roots from {path}: {e.strerror}") from None
     return digest.hexdigest(), count
 
 
@@ -591,7 +595,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,
         )
         client = Client(cluster)
     progress = _Progress(total)
