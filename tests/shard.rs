@@ -273,6 +273,60 @@ fn render_and_bundle_shards_merge_to_the_unsharded_run() -> Result<(), Failed> {
     Ok(())
 }
 
+fn consecutive_slices_with_list_offset_merge_to_the_whole_run() -> Result<(), Failed> {
+    let ws = Workspace::new(5, 25);
+    let (head, tail) = ws.roots.split_at(11);
+    for (name, slice) in [("head.txt", head), ("tail.txt", tail)] {
+        fs::write(ws.path().join(name), slice.join("\n") + "\n")?;
+    }
+    for what in ["render", "bundle"] {
+        let out_flag = if what == "render" {
+            "--out-dir"
+        } else {
+            "--out"
+        };
+        let args = |list: &str, out: &str, offset: usize| {
+            strings(&[
+                what,
+                "--roots-from",
+                list,
+                out_flag,
+                out,
+                "--list-offset",
+                &offset.to_string(),
+            ])
+        };
+        run(
+            &args("roots.txt", &format!("{what}-all"), 0),
+            ws.path(),
+            &[],
+        );
+        run(
+            &args("head.txt", &format!("{what}-head"), 0),
+            ws.path(),
+            &[],
+        );
+        run(
+            &args("tail.txt", &format!("{what}-tail"), head.len()),
+            ws.path(),
+            &[],
+        );
+        let inputs = [format!("{what}-tail"), format!("{what}-head")];
+        let o = merge(&ws, what, &["--out", &format!("{what}-merged")], &inputs);
+        check(o.status.code() == Some(2), || format!("{what}: {o:?}"))?;
+        let want = tree(&ws.path().join(format!("{what}-all")));
+        check(
+            want.keys().any(|k| k.to_string_lossy().contains("0024-")),
+            || format!("{what}: {:?}", want.keys().collect::<Vec<_>>()),
+        )?;
+        check(
+            tree(&ws.path().join(format!("{what}-merged"))) == want,
+            || format!("{what}: the slices do not merge to the whole run"),
+        )?;
+    }
+    Ok(())
+}
+
 fn shard_from_env_is_shard_k_of_n() -> Result<(), Failed> {
     let ws = Workspace::new(3, 30);
     for k in 0..3 {
@@ -355,6 +409,10 @@ fn main() {
         Trial::test(
             "render_and_bundle_shards_merge_to_the_unsharded_run",
             render_and_bundle_shards_merge_to_the_unsharded_run,
+        ),
+        Trial::test(
+            "consecutive_slices_with_list_offset_merge_to_the_whole_run",
+            consecutive_slices_with_list_offset_merge_to_the_whole_run,
         ),
         Trial::test(
             "shard_from_env_is_shard_k_of_n",
