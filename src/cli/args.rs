@@ -119,7 +119,9 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum MergeCommand {
     /// `scan` outputs (JSON Lines) into one, on stdout. Exit 2 if a root has
-    /// an error record, as the unsharded scan.
+    /// an error record, as the unsharded scan (a root that is not a
+    /// directory, exit 1 there, looks like an empty one in the output: its
+    /// shard's job exits 1).
     Scan(MergeStreamArgs),
     /// `audit --json` outputs into one (root and error records in input
     /// order, then the summary over all), on stdout. The exit status and the
