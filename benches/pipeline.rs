@@ -129,9 +129,71 @@ fn whole_scan(c: &mut Criterion) {
     });
 }
 
+/// `repo000` committed twice (the second commit edits its rule files) in
+/// a work tree, and a packed bare clone of it: `(work tree, bare clone)`.
+#[cfg(feature = "git")]
+fn git_repo() -> &'static (std::path::PathBuf, std::path::PathBuf) {
+    static REPO: std::sync::OnceLock<(std::path::PathBuf, std::path::PathBuf)> =
+        std::sync::OnceLock::new();
+    REPO.get_or_init(|| {
+        let work = repo().join("repo000");
+        let git = |dir: &Path, args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .current_dir(dir)
+                .args(["-c", "user.name=b", "-c", "user.email=b@example.com"])
+                .args(args)
+                .status()
+                .expect("git runs");
+            assert!(status.success(), "git {args:?}");
+        };
+        git(&work, &["init", "-q"]);
+        git(&work, &["add", "-A", "-f", "."]);
+        git(&work, &["commit", "-q", "-m", "one"]);
+        let scanner = Scanner::new(Config::default()).unwrap();
+        for file in scanner.scan(&work).unwrap().files {
+            std::fs::write(&file.path, format!("{}\nOne more rule.\n", file.content)).unwrap();
+        }
+        git(&work, &["commit", "-q", "-a", "-m", "two"]);
+        let bare = repo().join("repo000.git");
+        git(repo(), &["clone", "-q", "--bare", "repo000", "repo000.git"]);
+        // Packed, as a server's bare mirror is.
+        git(&bare, &["repack", "-a", "-d", "-q"]);
+        (work, bare)
+    })
+}
+
+/// `--rev` against the same files on disk, and `diff` of two revisions
+/// against one revision scan (issue #13: rev ≤ 1.0× checkout, diff ≤ 2×).
+#[cfg(feature = "git")]
+fn git_revisions(c: &mut Criterion) {
+    use promptinclude::diff::PromptDiff;
+    let (work, bare) = git_repo();
+    let scanner = Scanner::new(Config::default()).unwrap();
+    let mut group = c.benchmark_group("git");
+    group.bench_function("scan-rev-HEAD/repo-2k-files", |b| {
+        b.iter(|| scanner.scan_rev(black_box(bare), "HEAD").unwrap())
+    });
+    group.bench_function("scan-checkout/repo-2k-files", |b| {
+        b.iter(|| scanner.scan_detailed(black_box(work)).unwrap())
+    });
+    group.bench_function("diff-HEAD~1-HEAD/repo-2k-files", |b| {
+        b.iter(|| {
+            let (before, after) = rayon::join(
+                || scanner.scan_rev(bare, "HEAD~1").unwrap(),
+                || scanner.scan_rev(bare, "HEAD").unwrap(),
+            );
+            PromptDiff::between(&before, &after, scanner.config())
+        })
+    });
+    group.finish();
+}
+
+#[cfg(not(feature = "git"))]
+fn git_revisions(_: &mut Criterion) {}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = walk, patterns, decode_bench, budget_and_render, whole_scan
+    targets = walk, patterns, decode_bench, budget_and_render, whole_scan, git_revisions
 }
 criterion_main!(benches);

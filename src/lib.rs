@@ -8,7 +8,8 @@
 //!
 //! The pipeline, one module per stage:
 //! [`config`] → [`discover`] (walk + patterns) → [`read`] → [`tokenize`] →
-//! [`budget`] → [`render`]; [`scan`] puts them together for one root or many.
+//! [`budget`] → [`render`]; [`scan`] puts them together for one root or many;
+//! [`diff`] compares two scans of a root.
 //!
 //! ```no_run
 //! use promptinclude::{Config, render, scan};
@@ -26,6 +27,7 @@ pub mod batch;
 pub mod budget;
 pub mod bundle;
 pub mod config;
+pub mod diff;
 pub mod discover;
 pub mod error;
 #[cfg(feature = "git")]

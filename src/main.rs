@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         Command::Bundle(args) => cli::bundle::bundle(args),
         Command::Verify(args) => cli::bundle::verify(args),
         Command::Merge(command) => cli::merge::merge(command),
+        Command::Diff(args) => cli::diff::diff(args),
     };
     match result {
         Ok(status) => status.into(),

@@ -23,6 +23,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
+use common::git::{git, ok};
 use common::{binary, command, random_config, random_tree, Rng};
 
 fn env_usize(name: &str, default: usize) -> usize {
@@ -30,40 +31,6 @@ fn env_usize(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn git(dir: &Path) -> Command {
-    let mut cmd = command("git");
-    cmd.current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "core.symlinks=true",
-            "-c",
-            "core.autocrlf=false",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "protocol.file.allow=always",
-            "-c",
-            "gc.auto=0",
-        ]);
-    cmd
-}
-
-fn ok(cmd: &mut Command) -> Vec<u8> {
-    let out = cmd.output().expect("runs");
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
 }
 
 /// Output of a scan (exit 0 or 1).

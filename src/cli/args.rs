@@ -94,6 +94,24 @@ pub enum Command {
     ///
     ///   promptinclude verify prompt-bundle
     Verify(VerifyArgs),
+    /// Show what a change does to the prompt: rule files added, removed,
+    /// changed or with a new status, tokens before → after, then a unified
+    /// diff of the rendered section.
+    ///
+    /// Compares revision BASE with revision HEAD of the git repository at
+    /// ROOT (default: the current directory), or with --worktree BASE with the
+    /// files on disk. Both sides are scanned with the same configuration
+    /// (flags, --config, A0_SET_; project configuration files are not
+    /// consulted, as with --rev). Exit 0 when the rendered section is
+    /// unchanged, 1 when it changed (like `git diff --exit-code`), 2 on error.
+    /// Examples:
+    ///
+    ///   promptinclude diff main HEAD
+    ///
+    ///   promptinclude diff --worktree HEAD
+    ///
+    ///   promptinclude diff --format markdown origin/main HEAD > comment.md
+    Diff(DiffArgs),
     /// Put the outputs of a sharded run (--shard K/N, or any split of the
     /// roots into disjoint sets) back together: exactly what one run over all
     /// the roots prints or writes.
@@ -420,6 +438,48 @@ pub struct BundleArgs {
     /// The bundle directory to write (replaced atomically if it holds a bundle).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+}
+
+/// `diff` output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum DiffFormat {
+    /// For a terminal: the changed rule files, the totals, then the section's unified diff.
+    #[default]
+    Text,
+    /// One JSON object (schema promptinclude.diff/1).
+    Json,
+    /// A pull-request comment: a table and the section diff in collapsible details.
+    Markdown,
+}
+
+/// `diff` arguments.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// BASE HEAD [ROOT]: two revisions of the git repository at ROOT
+    /// (default: the current directory). With --worktree: BASE [ROOT].
+    #[arg(
+        value_name = "BASE HEAD [ROOT]",
+        required = true,
+        num_args = 1..=3,
+        value_parser = clap::builder::OsStringValueParser::new()
+    )]
+    pub args: Vec<std::ffi::OsString>,
+    /// Compare BASE with the files on disk at ROOT (modified and untracked
+    /// files included) instead of with a second revision.
+    #[arg(long)]
+    pub worktree: bool,
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: DiffFormat,
+    /// Lines of context around each change in the section diff.
+    #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
+    pub context: usize,
+    /// Colour the text output: auto (on a terminal), always, never. NO_COLOR always wins.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorWhen,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,

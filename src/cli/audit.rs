@@ -5,7 +5,7 @@
 //! root in parallel and printed in input order; this module only formats
 //! them and decides the exit status.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
@@ -14,11 +14,12 @@ use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, Record,
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
-use super::args::{AuditArgs, ColorWhen, FailOn};
+use super::args::{AuditArgs, FailOn};
 use super::atomic::{temp_beside, write_atomic_with};
 use super::commands::{report_root_error, ErrorRecord};
 use super::exit::ExitStatus;
 use super::interrupt;
+use super::paint::{use_color, Paint};
 use super::progress::Progress;
 use super::settings::{init_threads, select_roots};
 
@@ -85,42 +86,6 @@ impl Gates {
             }
         }
         out
-    }
-}
-
-/// Whether to colour: never with a non-empty NO_COLOR, else as asked.
-fn use_color(when: ColorWhen) -> bool {
-    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-        return false;
-    }
-    match when {
-        ColorWhen::Always => true,
-        ColorWhen::Never => false,
-        ColorWhen::Auto => std::io::stdout().is_terminal(),
-    }
-}
-
-/// ANSI styling that is a no-op when colour is off.
-#[derive(Clone, Copy)]
-struct Paint(bool);
-
-impl Paint {
-    fn code(self, code: &str, text: &str) -> String {
-        if self.0 {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-
-    fn status(self, status: FileStatus, text: &str) -> String {
-        let code = match status {
-            FileStatus::Ok => "32",
-            FileStatus::Cropped => "33",
-            FileStatus::Blank | FileStatus::Unreadable => "35",
-            FileStatus::Skipped | FileStatus::NotReached | FileStatus::OverBudget => "31",
-        };
-        self.code(code, text)
     }
 }
 

@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+pub mod git;
+
 #[path = "../../benches/support/workload.rs"]
 mod workload;
 pub use workload::Rng;

@@ -1,0 +1,255 @@
+//! What a change does to the prompt: two scans of one root (two git
+//! revisions, or a revision and the files on disk) compared rule file by
+//! rule file, with the rendered sections compared line by line.
+//!
+//! A rule file is matched across the two scans by its full path (both
+//! scans read the same ROOT path, so the paths agree). Only what the budget
+//! pass looked at can be compared: a file it never reached on either side
+//! is listed only when it appears, disappears or changes status.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use similar::TextDiff;
+
+use crate::budget::{tokens_included, Disposition, FileStatus};
+use crate::config::{Config, Number};
+use crate::discover::python_path_order;
+use crate::render::render;
+use crate::scan::RootScan;
+use crate::tokenize;
+
+/// How long the line diff may search for the shortest edit script.
+const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+
+/// How one rule file differs between the two sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Only on the new side.
+    Added,
+    /// Only on the old side.
+    Removed,
+    /// Same status, different text or token count.
+    Changed,
+    /// A different status (`ok` → `cropped`, `cropped` → `skipped`, ...).
+    StatusChanged,
+}
+
+impl Change {
+    /// The stable name (as in JSON), with a space for `status changed`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Removed => "removed",
+            Change::Changed => "changed",
+            Change::StatusChanged => "status changed",
+        }
+    }
+}
+
+/// One side's view of a rule file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FileState {
+    /// What the budget pass did with it.
+    pub status: FileStatus,
+    /// Tokens of its text in the section (0 unless `ok` or `cropped`).
+    pub tokens: i64,
+}
+
+/// A rule file that differs between the two sides.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    /// Its full path, as in the scan result.
+    pub path: String,
+    /// What kind of difference.
+    pub change: Change,
+    /// The old side (`None` when added).
+    pub before: Option<FileState>,
+    /// The new side (`None` when removed).
+    pub after: Option<FileState>,
+}
+
+impl FileChange {
+    /// Tokens the file adds to the section (negative when it takes some away).
+    pub fn token_delta(&self) -> i64 {
+        self.after.map_or(0, |s| s.tokens) - self.before.map_or(0, |s| s.tokens)
+    }
+}
+
+/// Totals of one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Rule files discovered (any status).
+    pub rule_files: usize,
+    /// Tokens of rule-file text included in the section (the budget's use).
+    pub included_tokens: i64,
+    /// The scan's `skipped_count`.
+    pub skipped_count: i64,
+    /// cl100k_base tokens of the whole rendered section: what the prompt pays.
+    pub section_tokens: usize,
+}
+
+/// The comparison of two scans of one root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PromptDiff {
+    /// The rule files that differ, in the reference's path order.
+    pub files: Vec<FileChange>,
+    /// The old side's totals.
+    pub before: Totals,
+    /// The new side's totals.
+    pub after: Totals,
+    /// The total budget both sides were scanned with (`max_total_tokens`).
+    pub max_total_tokens: Number,
+    /// The old side's rendered section.
+    pub section_before: String,
+    /// The new side's rendered section.
+    pub section_after: String,
+}
+
+/// One side's rule files: path, state, and what identifies its text.
+struct Seen<'a> {
+    key: &'a [u8],
+    path: String,
+    state: FileState,
+    /// The included text (for `ok`/`cropped`) and the full token count
+    /// when the file was read: equal fingerprints mean "no visible change".
+    fingerprint: (&'a str, i64),
+}
+
+fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
+    let allocation = &scan.allocation;
+    let result = &allocation.result;
+    scan.candidates
+        .iter()
+        .zip(&allocation.dispositions)
+        .zip(&allocation.facts)
+        .map(|((candidate, disposition), facts)| {
+            let text = match disposition {
+                Disposition::Included(i) => result.files.get(*i).map_or("", |f| &f.content),
+                _ => "",
+            };
+            Seen {
+                key: candidate.as_bytes(),
+                path: candidate.display(),
+                state: FileState {
+                    status: FileStatus::of(disposition, result),
+                    tokens: tokens_included(disposition, result),
+                },
+                fingerprint: (text, facts.tokens),
+            }
+        })
+        .collect()
+}
+
+fn totals(scan: &RootScan, section: &str) -> Totals {
+    let result = scan.result();
+    Totals {
+        rule_files: scan.candidates.len(),
+        included_tokens: result
+            .files
+            .iter()
+            .map(|f| f.token_count)
+            .fold(0i64, i64::saturating_add),
+        skipped_count: result.skipped_count,
+        section_tokens: tokenize::count(section),
+    }
+}
+
+impl PromptDiff {
+    /// Compares `before` with `after`, both scanned with `config`.
+    pub fn between(before: &RootScan, after: &RootScan, config: &Config) -> PromptDiff {
+        // Rendering and counting a side's section costs about what counting
+        // its files did: both sides at once.
+        let side = |scan: &RootScan| {
+            let section = render(scan.result(), &config.name_pattern);
+            let totals = totals(scan, &section);
+            (section, totals)
+        };
+        let ((section_before, before_totals), ((section_after, after_totals), files)) = rayon::join(
+            || side(before),
+            || rayon::join(|| side(after), || compare(seen(before), seen(after))),
+        );
+        PromptDiff {
+            files,
+            before: before_totals,
+            after: after_totals,
+            max_total_tokens: config.max_total_tokens.clone(),
+            section_before,
+            section_after,
+        }
+    }
+
+    /// Whether the rendered section, and so the prompt, differs.
+    pub fn prompt_changed(&self) -> bool {
+        self.section_before != self.section_after
+    }
+
+    /// The unified diff of the rendered sections (empty when they are
+    /// equal), with `context` lines around each change and the two
+    /// labels in its `---`/`+++` header.
+    pub fn unified(&self, context: usize, labels: (&str, &str)) -> String {
+        if !self.prompt_changed() {
+            return String::new();
+        }
+        // Lines end at '\n' only (a '\r' in a file name stays inside its
+        // line). Myers' algorithm can take quadratic time on huge, very
+        // different sections; past the deadline it settles for a longer
+        // (still correct) diff.
+        let (old, new) = (lines(&self.section_before), lines(&self.section_after));
+        TextDiff::configure()
+            .timeout(DIFF_DEADLINE)
+            .diff_slices(&old, &new)
+            .unified_diff()
+            .context_radius(context)
+            .header(labels.0, labels.1)
+            .to_string()
+    }
+}
+
+/// The lines of `text`, without their '\n' (a rendered section always
+/// ends with one).
+fn lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines
+}
+
+/// Walks both sides' files (each in the reference's path order) together.
+fn compare(before: Vec<Seen<'_>>, after: Vec<Seen<'_>>) -> Vec<FileChange> {
+    let mut changes = Vec::new();
+    let mut old = before.into_iter().peekable();
+    let mut new = after.into_iter().peekable();
+    loop {
+        let order = match (old.peek(), new.peek()) {
+            (None, None) => break,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some(a), Some(b)) => python_path_order(a.key, b.key),
+        };
+        let (a, b) = match order {
+            std::cmp::Ordering::Less => (old.next(), None),
+            std::cmp::Ordering::Greater => (None, new.next()),
+            std::cmp::Ordering::Equal => (old.next(), new.next()),
+        };
+        let change = match (&a, &b) {
+            (Some(_), None) => Change::Removed,
+            (None, Some(_)) => Change::Added,
+            (Some(a), Some(b)) if a.state.status != b.state.status => Change::StatusChanged,
+            (Some(a), Some(b)) if a.state != b.state || a.fingerprint != b.fingerprint => {
+                Change::Changed
+            }
+            _ => continue,
+        };
+        let path = b.as_ref().or(a.as_ref()).map(|s| s.path.clone());
+        changes.push(FileChange {
+            path: path.unwrap_or_default(),
+            change,
+            before: a.map(|s| s.state),
+            after: b.map(|s| s.state),
+        });
+    }
+    changes
+}

@@ -1,0 +1,717 @@
+//! `promptinclude diff`: every kind of change, each format (text and
+//! Markdown against reviewed snapshots), exit codes, errors, and a random
+//! differential against the oracle: the sections the diff compares are the
+//! oracle's renders of the two trees, and every rule file whose scan
+//! record changed is listed with the oracle's status and tokens.
+//!
+//! Snapshots live in tests/snapshots/diff/; the temporary repository's path
+//! is written there as `<ROOT>`. `PROMPTINCLUDE_UPDATE_SNAPSHOTS=1` rewrites
+//! them (review the change before committing it).
+//!
+//! Knobs: PROMPTINCLUDE_DIFF_REPOS (random repositories, default 16),
+//! PROMPTINCLUDE_DIFF_SEED (default 5).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::git::{git, ok};
+use common::{binary, command, random_config, random_text, random_tree, Rng};
+use serde_json::Value;
+
+fn diff(cwd: &Path, args: &[impl AsRef<std::ffi::OsStr>]) -> Output {
+    command(binary())
+        .arg("diff")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+fn commit(repo: &Path, message: &str) {
+    ok(git(repo).args(["add", "-A", "-f", "."]));
+    ok(git(repo).args(["commit", "-q", "--allow-empty", "-m", message]));
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// A repository with tags `v1` and `v2` that between them hold every kind
+/// of change: `a` changed, `b` removed, `d` added, `docs/c` grown past the
+/// per-file cap (ok → cropped), `z` pushed out of the total budget
+/// (cropped → skipped), and an ignored file changed (not listed). Made at
+/// `at` (a fixed path keeps token counts of paths, and so snapshots, the
+/// same everywhere) or in a new temporary directory.
+fn kinds_repo(at: Option<&Path>) -> (Option<tempfile::TempDir>, PathBuf) {
+    let (guard, repo) = match at {
+        Some(path) => {
+            let _ = fs::remove_dir_all(path);
+            (None, path.to_path_buf())
+        }
+        None => {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = dir.path().join("repo");
+            (Some(dir), repo)
+        }
+    };
+    fs::create_dir_all(&repo).unwrap();
+    ok(git(&repo).args(["init", "-q"]));
+    write(&repo.join("a.promptinclude.md"), "Use tabs.\n");
+    write(&repo.join("b.promptinclude.md"), "An old rule.\n");
+    write(
+        &repo.join("docs/c.promptinclude.md"),
+        "Write docs in English.\n",
+    );
+    write(&repo.join("node_modules/x.promptinclude.md"), "ignored\n");
+    write(
+        &repo.join("z.promptinclude.md"),
+        &"The last rule. ".repeat(60),
+    );
+    commit(&repo, "v1");
+    ok(git(&repo).args(["tag", "v1"]));
+    write(
+        &repo.join("a.promptinclude.md"),
+        "Use spaces, four of them.\n",
+    );
+    fs::remove_file(repo.join("b.promptinclude.md")).unwrap();
+    write(&repo.join("d.promptinclude.md"), "A new rule.\n");
+    write(
+        &repo.join("docs/c.promptinclude.md"),
+        &"Every public item has a doc comment that says why. ".repeat(20),
+    );
+    write(&repo.join("node_modules/x.promptinclude.md"), "changed\n");
+    commit(&repo, "v2");
+    ok(git(&repo).args(["tag", "v2"]));
+    (guard, repo)
+}
+
+/// The per-file cap that crops `docs/c` (and `z`) in [`kinds_repo`].
+const FILE_CAP: i64 = 100;
+
+/// Budget flags for [`kinds_repo`]: the total leaves 25 tokens after `z`'s
+/// path at v2 (so `z` is skipped), which at v1 is room for `z` cropped to
+/// the cap. Paths cost tokens too, so the total is worked out from the
+/// repository's own paths (tiktoken-rs counts them).
+fn budget(repo: &Path) -> Vec<String> {
+    let out = command(binary())
+        .args(["scan", "--rev", "v2", "--max-total-tokens", "1000000"])
+        .args(["--max-file-tokens", &FILE_CAP.to_string()])
+        .arg(repo)
+        .output()
+        .unwrap();
+    let v2: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let path_cost = |path: &str| bpe.encode_ordinary(path).len() as i64 + 5;
+    let mut total = 0;
+    for f in v2["files"].as_array().unwrap() {
+        let path = f["path"].as_str().unwrap();
+        total += path_cost(path);
+        if path.ends_with("/z.promptinclude.md") {
+            total += 25;
+            break;
+        }
+        total += f["token_count"].as_i64().unwrap();
+    }
+    [
+        "--max-file-tokens",
+        &FILE_CAP.to_string(),
+        "--max-total-tokens",
+        &total.to_string(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn with_budget(repo: &Path, head: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = head.iter().map(|s| s.to_string()).collect();
+    all.extend(budget(repo));
+    all
+}
+
+fn check_snapshot(name: &str, actual: &str, root: &Path) {
+    let normalized = actual.replace(&root.display().to_string(), "<ROOT>");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots/diff")
+        .join(name);
+    if std::env::var("PROMPTINCLUDE_UPDATE_SNAPSHOTS").as_deref() == Ok("1") {
+        write(&path, &normalized);
+        return;
+    }
+    let expected = fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (PROMPTINCLUDE_UPDATE_SNAPSHOTS=1 writes it)",
+            path.display()
+        )
+    });
+    assert_eq!(normalized, expected, "snapshot {name} differs");
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn every_kind_of_change_in_json() {
+    let (_dir, repo) = kinds_repo(None);
+    let flags = budget(&repo);
+    let out = diff(
+        &repo,
+        &with_budget(&repo, &["--format", "json", "v1", "v2"]),
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v = json(&out);
+    assert_eq!(v["schema"], "promptinclude.diff/1");
+    assert_eq!(v["prompt_changed"], true);
+    let files: Vec<(String, String, Value, Value)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rel"].as_str().unwrap().to_string(),
+                f["change"].as_str().unwrap().to_string(),
+                f["before"]["status"].clone(),
+                f["after"]["status"].clone(),
+            )
+        })
+        .collect();
+    let expect = |rel: &str, change: &str, before: Value, after: Value| {
+        (rel.to_string(), change.to_string(), before, after)
+    };
+    assert_eq!(
+        files,
+        vec![
+            expect("a.promptinclude.md", "changed", "ok".into(), "ok".into()),
+            expect("b.promptinclude.md", "removed", "ok".into(), Value::Null),
+            expect("d.promptinclude.md", "added", Value::Null, "ok".into()),
+            expect(
+                "docs/c.promptinclude.md",
+                "status_changed",
+                "ok".into(),
+                "cropped".into()
+            ),
+            expect(
+                "z.promptinclude.md",
+                "status_changed",
+                "cropped".into(),
+                "skipped".into()
+            ),
+        ]
+    );
+    // Tokens are the scans' token_count of each side.
+    let scan = |rev: &str| -> Value {
+        let out = command(binary())
+            .args(["scan", "--rev", rev])
+            .args(&flags)
+            .arg(&repo)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (v1, v2) = (scan("v1"), scan("v2"));
+    let tokens = |scan: &Value, path: &str| {
+        scan["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .map(|f| f["token_count"].clone())
+    };
+    for f in v["files"].as_array().unwrap() {
+        let path = f["path"].as_str().unwrap();
+        assert_eq!(
+            Some(f["before"]["tokens"].clone()).filter(|t| !t.is_null()),
+            tokens(&v1, path),
+            "{path}"
+        );
+        assert_eq!(
+            Some(f["after"]["tokens"].clone()).filter(|t| !t.is_null()),
+            tokens(&v2, path),
+            "{path}"
+        );
+    }
+    let sum = |scan: &Value| -> i64 {
+        scan["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["token_count"].as_i64().unwrap())
+            .sum()
+    };
+    assert_eq!(v["before"]["included_tokens"].as_i64(), Some(sum(&v1)));
+    assert_eq!(v["after"]["included_tokens"].as_i64(), Some(sum(&v2)));
+    assert_eq!(v["after"]["skipped_count"], v2["skipped_count"]);
+    assert_eq!(v["max_total_tokens"].to_string(), flags[3]);
+}
+
+#[test]
+fn text_and_markdown_snapshots() {
+    let (_dir, repo) = kinds_repo(Some(Path::new("/tmp/promptinclude-test-diff/repo")));
+    for (format, name) in [("text", "kinds.txt"), ("markdown", "kinds.md")] {
+        let out = diff(
+            &repo,
+            &with_budget(&repo, &["--format", format, "v1", "v2"]),
+        );
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        check_snapshot(name, &String::from_utf8(out.stdout).unwrap(), &repo);
+    }
+    let out = diff(
+        &repo,
+        &with_budget(&repo, &["--format", "markdown", "v2", "v2"]),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    check_snapshot(
+        "unchanged.md",
+        &String::from_utf8(out.stdout).unwrap(),
+        &repo,
+    );
+    let out = diff(&repo, &with_budget(&repo, &["v2", "v2"]));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    check_snapshot(
+        "unchanged.txt",
+        &String::from_utf8(out.stdout).unwrap(),
+        &repo,
+    );
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let (_dir, repo) = kinds_repo(None);
+    let plain = diff(&repo, &with_budget(&repo, &["v1", "v2"]));
+    assert!(!plain.stdout.contains(&0x1b));
+    let coloured = diff(
+        &repo,
+        &with_budget(&repo, &["--color", "always", "v1", "v2"]),
+    );
+    let text = String::from_utf8(coloured.stdout).unwrap();
+    assert!(text.contains("\x1b[32m+"), "{text}");
+    assert!(text.contains("\x1b[31m-"), "{text}");
+    let stripped = regex::Regex::new("\x1b\\[[0-9;]*m")
+        .unwrap()
+        .replace_all(&text, "");
+    assert_eq!(stripped, String::from_utf8(plain.stdout).unwrap());
+}
+
+#[test]
+fn long_markdown_diffs_collapse_and_fences_outrun_rule_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    fs::create_dir_all(&repo).unwrap();
+    ok(git(&repo).args(["init", "-q"]));
+    write(&repo.join("a.promptinclude.md"), "short\n");
+    commit(&repo, "one");
+    let body: String = (0..80).map(|i| format!("rule {i}\n````\n")).collect();
+    write(&repo.join("a.promptinclude.md"), &body);
+    commit(&repo, "two");
+    let out = diff(&repo, &["--format", "markdown", "HEAD~1", "HEAD"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("<details><summary>"),
+        "long diffs start collapsed"
+    );
+    assert!(
+        text.contains("\n`````diff\n"),
+        "the fence outruns ````:\n{text}"
+    );
+    let short = diff(&repo, &["--format", "markdown", "-U", "0", "HEAD", "HEAD"]);
+    assert!(!String::from_utf8(short.stdout)
+        .unwrap()
+        .contains("<details"));
+}
+
+#[test]
+fn worktree_sees_modified_and_untracked_files() {
+    let (_dir, repo) = kinds_repo(None);
+    write(
+        &repo.join("a.promptinclude.md"),
+        "Use spaces, eight of them.\n",
+    );
+    write(&repo.join("e.promptinclude.md"), "Untracked.\n");
+    let out = diff(
+        &repo,
+        &with_budget(&repo, &["--worktree", "--format", "json", "v2"]),
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v = json(&out);
+    let changes: BTreeMap<String, String> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rel"].as_str().unwrap().into(),
+                f["change"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes.get("a.promptinclude.md").map(String::as_str),
+        Some("changed")
+    );
+    assert_eq!(
+        changes.get("e.promptinclude.md").map(String::as_str),
+        Some("added")
+    );
+    assert_eq!(v["head"], "worktree");
+    // Back to v2's files: the prompt is the same again.
+    ok(git(&repo).args(["checkout", "-q", "-f", "v2"]));
+    fs::remove_file(repo.join("e.promptinclude.md")).unwrap();
+    let out = diff(&repo, &with_budget(&repo, &["--worktree", "v2", "."]));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn errors_exit_2_and_say_where() {
+    let (guard, repo) = kinds_repo(None);
+    let dir = guard.as_ref().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["v1", "no-such-rev"], "no-such-rev"),
+        (&["v1"], "BASE HEAD"),
+        (&["--worktree", "v1", ".", "extra"], "--worktree"),
+        (&["v1", "v2", "not-here"], "not-here"),
+    ];
+    for (argv, needle) in cases {
+        let out = diff(&repo, argv);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(needle), "{argv:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{argv:?}: nothing on stdout");
+    }
+    // Not a repository.
+    let plain = dir.path().join("plain");
+    fs::create_dir_all(&plain).unwrap();
+    let out = diff(&plain, &["HEAD~1", "HEAD"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
+fn bare_repositories_diff_without_a_checkout() {
+    let (guard, repo) = kinds_repo(None);
+    let dir = guard.as_ref().unwrap();
+    let bare = dir.path().join("bare.git");
+    ok(git(dir.path())
+        .args(["clone", "-q", "--bare"])
+        .arg(&repo)
+        .arg(&bare));
+    let from_bare = diff(
+        dir.path(),
+        &with_budget(&bare, &["--format", "json", "v1", "v2", "bare.git"]),
+    );
+    let from_work = diff(
+        &repo,
+        &with_budget(&repo, &["--format", "json", "v1", "v2"]),
+    );
+    assert_eq!(from_bare.status.code(), Some(1));
+    let (b, w) = (json(&from_bare), json(&from_work));
+    let strip = |v: &Value| -> Vec<Value> {
+        let mut files = v["files"].as_array().unwrap().clone();
+        for f in &mut files {
+            f.as_object_mut().unwrap().remove("path");
+        }
+        files
+    };
+    assert_eq!(strip(&b), strip(&w));
+    assert_eq!(strip(&b).len(), 5);
+    // The paths (in the section) differ; the budget's use does not.
+    for side in ["before", "after"] {
+        assert_eq!(b[side]["included_tokens"], w[side]["included_tokens"]);
+        assert_eq!(b[side]["rule_files"], w[side]["rule_files"]);
+    }
+}
+
+// ---------------------------------------------------------------- oracle
+
+/// Removes what git cannot commit or a checkout would not reproduce:
+/// nested `.git` directories and symlinks (tests/git_rev.rs covers those).
+fn make_committable(dir: &Path, top: bool) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        if meta.file_type().is_symlink() {
+            fs::remove_file(&path).unwrap();
+        } else if meta.is_dir() {
+            if entry.file_name() == ".git" && !top {
+                fs::remove_dir_all(&path).unwrap();
+            } else if !(top && entry.file_name() == ".git") {
+                make_committable(&path, false);
+            }
+        }
+    }
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Edits, deletes, truncates and adds rule files at random.
+fn mutate(rng: &mut Rng, root: &Path) {
+    let mut files = Vec::new();
+    files_under(root, &mut files);
+    files.sort();
+    for file in &files {
+        match rng.below(10) {
+            0..=2 => fs::write(file, random_text(rng)).unwrap(),
+            3 => fs::remove_file(file).unwrap(),
+            4 => {
+                let mut text = fs::read(file).unwrap();
+                text.extend(random_text(rng));
+                fs::write(file, text).unwrap();
+            }
+            _ => {}
+        }
+    }
+    for i in 0..rng.below(4) {
+        let dir = files
+            .get(rng.below(files.len().max(1)))
+            .and_then(|f| f.parent())
+            .unwrap_or(root)
+            .to_path_buf();
+        if dir.is_dir() {
+            fs::write(
+                dir.join(format!("new{i}.promptinclude.md")),
+                random_text(rng),
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// `(status, token_count, content)` by path, from one oracle scan line.
+type Entries = BTreeMap<String, (String, i64, String)>;
+
+fn entries(line: &[u8]) -> Entries {
+    let v: Value = serde_json::from_slice(line).unwrap();
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                (
+                    f["status"].as_str().unwrap().to_string(),
+                    f["token_count"].as_i64().unwrap(),
+                    f["content"].as_str().unwrap().to_string(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The two sides of a unified diff printed with unbounded context.
+fn sides_of(unified: &str) -> (String, String) {
+    let (mut old, mut new) = (String::new(), String::new());
+    for line in unified.split_inclusive('\n').skip(2) {
+        match line.as_bytes().first() {
+            Some(b' ') => {
+                old.push_str(&line[1..]);
+                new.push_str(&line[1..]);
+            }
+            Some(b'-') => old.push_str(&line[1..]),
+            Some(b'+') => new.push_str(&line[1..]),
+            _ => {}
+        }
+    }
+    (old, new)
+}
+
+struct State {
+    scans: Vec<Vec<u8>>,
+    renders: Vec<Vec<u8>>,
+}
+
+fn oracle_state(oracle: &Path, configs: &[PathBuf], roots: &[PathBuf]) -> Vec<State> {
+    configs
+        .iter()
+        .map(|cfg| {
+            let run = |render: bool| {
+                let mut cmd = command(oracle);
+                if render {
+                    cmd.arg("--render");
+                }
+                let out = cmd.arg("--config").arg(cfg).args(roots).output().unwrap();
+                assert!(out.status.success(), "oracle: {out:?}");
+                out.stdout
+            };
+            let scans = run(false)
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect();
+            let render = run(true);
+            let renders = render
+                .split(|&b| b == 0x1e)
+                .enumerate()
+                .map(|(i, part)| {
+                    part.strip_prefix(if i == 0 { &b""[..] } else { b"\n" })
+                        .unwrap()
+                        .to_vec()
+                })
+                .collect();
+            State { scans, renders }
+        })
+        .collect()
+}
+
+#[test]
+fn random_changes_match_the_oracle() {
+    let oracle = match common::find_oracle() {
+        Ok(path) => path,
+        Err(reason) if std::env::var("PROMPTINCLUDE_REQUIRE_ORACLE").as_deref() == Ok("1") => {
+            panic!("the oracle is required (PROMPTINCLUDE_REQUIRE_ORACLE=1) but {reason}")
+        }
+        Err(reason) => {
+            eprintln!("SKIPPED: {reason}");
+            return;
+        }
+    };
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let repos = env("PROMPTINCLUDE_DIFF_REPOS", 16) as usize;
+    let mut rng = Rng::new(env("PROMPTINCLUDE_DIFF_SEED", 5));
+    let dir = tempfile::tempdir().unwrap();
+    let roots: Vec<PathBuf> = (0..repos)
+        .map(|i| dir.path().join(format!("r{i}")))
+        .collect();
+    let configs: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            let path = dir.path().join(format!("config{i}.json"));
+            fs::write(&path, random_config(&mut rng, i).to_string()).unwrap();
+            path
+        })
+        .collect();
+    for root in &roots {
+        random_tree(&mut rng, root);
+        make_committable(root, true);
+        ok(git(root).args(["init", "-q"]));
+        commit(root, "one");
+    }
+    let before = oracle_state(&oracle, &configs, &roots);
+    for root in &roots {
+        mutate(&mut rng, root);
+    }
+    let after = oracle_state(&oracle, &configs, &roots);
+    let (mut compared, mut changed_prompts, mut listed) = (0, 0, 0);
+    for (c, cfg) in configs.iter().enumerate() {
+        for (r, root) in roots.iter().enumerate() {
+            let cfg = cfg.to_str().unwrap();
+            let worktree = diff(
+                root,
+                &[
+                    "--format",
+                    "json",
+                    "-U",
+                    "1000000000",
+                    "--config",
+                    cfg,
+                    "--worktree",
+                    "HEAD",
+                ],
+            );
+            commit(root, "two");
+            let revs = diff(
+                root,
+                &[
+                    "--format",
+                    "json",
+                    "-U",
+                    "1000000000",
+                    "--config",
+                    cfg,
+                    "HEAD~1",
+                    "HEAD",
+                ],
+            );
+            ok(git(root).args(["reset", "-q", "--soft", "HEAD~1"]));
+            let (old_render, new_render) = (&before[c].renders[r], &after[c].renders[r]);
+            let (old, new) = (entries(&before[c].scans[r]), entries(&after[c].scans[r]));
+            for (what, out) in [("--worktree", &worktree), ("revisions", &revs)] {
+                let at = format!("{what}, config {c}, root {}", root.display());
+                assert!(matches!(out.status.code(), Some(0 | 1)), "{at}: {out:?}");
+                let v = json(out);
+                let unified = v["section_diff"].as_str().unwrap();
+                let prompt_changed = old_render != new_render;
+                assert_eq!(v["prompt_changed"], prompt_changed, "{at}");
+                assert_eq!(out.status.code(), Some(i32::from(prompt_changed)), "{at}");
+                if prompt_changed {
+                    let (o, n) = sides_of(unified);
+                    assert_eq!(o.as_bytes(), &old_render[..], "{at}: old section");
+                    assert_eq!(n.as_bytes(), &new_render[..], "{at}: new section");
+                    changed_prompts += 1;
+                } else {
+                    assert_eq!(unified, "", "{at}");
+                }
+                let listed_files: BTreeMap<&str, &Value> = v["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| (f["path"].as_str().unwrap(), f))
+                    .collect();
+                listed += listed_files.len();
+                let paths: std::collections::BTreeSet<&String> =
+                    old.keys().chain(new.keys()).collect();
+                for path in paths {
+                    let (o, n) = (old.get(path), new.get(path));
+                    if o == n {
+                        assert!(
+                            o.is_none_or(|e| e.0 != "ok")
+                                || !listed_files.contains_key(path.as_str()),
+                            "{at}: {path} listed but unchanged"
+                        );
+                        continue;
+                    }
+                    let f = listed_files
+                        .get(path.as_str())
+                        .unwrap_or_else(|| panic!("{at}: {path} changed but not listed"));
+                    for (side, entry) in [("before", o), ("after", n)] {
+                        if let Some((status, tokens, _)) = entry {
+                            assert_eq!(
+                                f[side]["status"].as_str(),
+                                Some(status.as_str()),
+                                "{at}: {path} {side}"
+                            );
+                            assert_eq!(
+                                f[side]["tokens"].as_i64(),
+                                Some(*tokens),
+                                "{at}: {path} {side}"
+                            );
+                        }
+                    }
+                }
+                compared += 1;
+            }
+        }
+    }
+    eprintln!(
+        "diff: {compared} diffs compared with the oracle ({changed_prompts} changed prompts, {listed} files listed), 0 differences"
+    );
+    assert!(
+        changed_prompts > compared / 4,
+        "too few changed prompts: {changed_prompts}"
+    );
+}
