@@ -38,6 +38,7 @@ pub mod pystr;
 pub mod read;
 pub mod render;
 pub mod scan;
+pub mod shard;
 mod sys;
 pub mod tokenize;
 

@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => cli::audit::audit(args),
         Command::Bundle(args) => cli::bundle::bundle(args),
         Command::Verify(args) => cli::bundle::verify(args),
+        Command::Merge(command) => cli::merge::merge(command),
         Command::Diff(args) => cli::diff::diff(args),
         Command::Hook(args) => cli::hook::hook(args),
         Command::Init(args) => cli::init::init(args),

@@ -606,6 +606,15 @@ fn check_ignore<'py>(
     Ok(out)
 }
 
+/// Merges the `summary` records of `audit --json` runs over consecutive
+/// slices of one root list (in list order) into the summary record one run
+/// over the whole list prints, without the newline: what
+/// `promptinclude.dask` prints last.
+#[pyfunction]
+fn merge_audit_summaries(records: Vec<Vec<u8>>) -> PyResult<String> {
+    promptinclude::audit::summary::Summary::merge_records(&records).map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan, m)?)?;
@@ -613,6 +622,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(check_ignore, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_audit_summaries, m)?)?;
     m.add(
         "DEFAULT_GITIGNORE",
         promptinclude::config::DEFAULT_GITIGNORE,

@@ -11,6 +11,7 @@
 //! `docs/audit-schema.md` (schema [`SCHEMA`]).
 
 pub mod html;
+pub mod summary;
 pub mod undiscovered;
 pub mod warnings;
 
@@ -37,6 +38,31 @@ use warnings::{
 
 /// The schema name carried by every JSON record of `promptinclude audit --json`.
 pub const SCHEMA: &str = "promptinclude.audit/1";
+
+/// One record of `audit --json` (JSON Lines): the schema and the record
+/// type (`root`, `error`, `summary`), then the data's fields.
+#[derive(Serialize)]
+pub struct Record<'a, T: Serialize> {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The record type.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The record's own fields.
+    #[serde(flatten)]
+    pub data: &'a T,
+}
+
+impl<'a, T: Serialize> Record<'a, T> {
+    /// A record of type `kind` holding `data`.
+    pub fn new(kind: &'static str, data: &'a T) -> Record<'a, T> {
+        Record {
+            schema: SCHEMA,
+            kind,
+            data,
+        }
+    }
+}
 
 /// One discovered rule file.
 #[derive(Clone, Debug, PartialEq, Serialize)]

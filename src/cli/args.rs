@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 use promptinclude::config::Number;
+use promptinclude::shard::Shard;
 
 /// Exact, parallel indexer for Agent Zero "Prompt Include" rule files.
 ///
@@ -154,6 +155,25 @@ pub enum Command {
     ///   {"mcpServers": {"promptinclude": {"command": "promptinclude", "args": ["mcp"]}}}
     #[cfg(feature = "mcp")]
     Mcp(McpArgs),
+    /// Put the outputs of a sharded run (--shard K/N, or any split of the
+    /// roots into disjoint sets) back together: exactly what one run over all
+    /// the roots prints or writes.
+    ///
+    /// Records are put back in the order of the root list (--roots-from, the
+    /// list every shard was given); a root no input holds is an error, unless
+    /// --partial (then the output is itself an input to a later merge: merges
+    /// of merges give the same bytes). Example, after seven `scan --shard K/7`
+    /// jobs:
+    ///
+    ///   promptinclude merge scan --roots-from roots.txt shard-*.jsonl > scan.jsonl
+    ///
+    ///   promptinclude merge audit --roots-from roots.txt audit-*.jsonl > audit.jsonl
+    ///
+    ///   promptinclude merge render --roots-from roots.txt --out sections/ out-0/ out-1/
+    ///
+    ///   promptinclude merge bundle --roots-from roots.txt --out bundle/ bundle-0/ bundle-1/
+    #[command(subcommand)]
+    Merge(MergeCommand),
 }
 
 /// A coding agent `hook` and `init` know.
@@ -212,6 +232,60 @@ pub struct McpArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+
+/// What `merge` combines.
+#[derive(Debug, Subcommand)]
+pub enum MergeCommand {
+    /// `scan` outputs (JSON Lines) into one, on stdout. Exit 2 if a root has
+    /// an error record, as the unsharded scan (a root that is not a
+    /// directory, exit 1 there, looks like an empty one in the output: its
+    /// shard's job exits 1).
+    Scan(MergeStreamArgs),
+    /// `audit --json` outputs into one (root and error records in input
+    /// order, then the summary over all), on stdout. The exit status and the
+    /// gate lines on stderr are the unsharded audit's.
+    Audit(MergeStreamArgs),
+    /// `render --out-dir` directories into one (section files and index.json).
+    Render(MergeDirArgs),
+    /// `bundle` directories into one bundle (one manifest.json).
+    Bundle(MergeDirArgs),
+}
+
+/// The root list and the inputs of a merge.
+#[derive(Debug, Args)]
+pub struct MergeInputs {
+    /// The root list every shard was given, one per line ('-' = standard input).
+    #[arg(long, value_name = "FILE")]
+    pub roots_from: PathBuf,
+    /// Let roots be missing from every input (merge part of the shards now,
+    /// the rest later).
+    #[arg(long)]
+    pub partial: bool,
+}
+
+/// `merge scan` and `merge audit` arguments.
+#[derive(Debug, Args)]
+pub struct MergeStreamArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub inputs: MergeInputs,
+    /// The shard outputs (files), in any order.
+    #[arg(value_name = "INPUT", required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// `merge render` and `merge bundle` arguments.
+#[derive(Debug, Args)]
+pub struct MergeDirArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub inputs: MergeInputs,
+    /// The directory to write.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The shard outputs (directories), in any order.
+    #[arg(value_name = "INPUT", required = true)]
+    pub dirs: Vec<PathBuf>,
 }
 
 /// Options that choose the configuration (shared by every subcommand that scans).
@@ -308,6 +382,35 @@ pub struct RootArgs {
     /// are not consulted (as with --no-project-config).
     #[arg(long, value_name = "REV")]
     pub rev: Option<String>,
+    /// Take only shard K of N of the roots (K from 0 to N-1), for one job of
+    /// a sharded run; `promptinclude merge` puts the N outputs back together.
+    /// A root's shard depends only on the root as given (SHA-256 of its
+    /// bytes, then jump consistent hashing): every process of the run must
+    /// get the same root list, and adding roots moves no other root. Example:
+    ///
+    ///   promptinclude scan --shard 2/7 --roots-from roots.txt > shard-2.jsonl
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, help_heading = "Sharding")]
+    pub shard: Option<Shard>,
+    /// Like --shard K/N with K from $JOB_COMPLETION_INDEX (set in each pod of
+    /// a Kubernetes Indexed Job) and N given here.
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "shard",
+        help_heading = "Sharding"
+    )]
+    pub shard_from_env: Option<u64>,
+    /// The roots given are a slice of a longer list, starting at its position
+    /// N (from 0): render --out-dir and bundle name each root's files by its
+    /// place in the whole list, as one run over the whole list does, so that
+    /// runs over consecutive slices merge (`promptinclude merge`) into that
+    /// run's bytes. python -m promptinclude.dask bundle runs its partitions so.
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Sharding")]
+    pub list_offset: usize,
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text)
 }
 
 /// `scan` arguments.

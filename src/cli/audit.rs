@@ -5,12 +5,12 @@
 //! root in parallel and printed in input order; this module only formats
 //! them and decides the exit status.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
-use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, RootAudit, SCHEMA};
+use promptinclude::audit::summary::{Failure, Summary};
+use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, Record, RootAudit};
 use promptinclude::batch::Batch;
 use serde::Serialize;
 
@@ -21,63 +21,7 @@ use super::exit::ExitStatus;
 use super::interrupt;
 use super::paint::{use_color, Paint};
 use super::progress::Progress;
-use super::settings::{collect_roots, init_threads};
-
-/// One JSON Lines record: the schema and record type, then the data.
-#[derive(Serialize)]
-struct Record<'a, T: Serialize> {
-    schema: &'static str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    data: &'a T,
-}
-
-/// A failed gate: one line on stderr, one entry in the JSON summary.
-#[derive(Clone, Debug, Serialize)]
-struct Failure {
-    root: String,
-    path: Option<String>,
-    reason: String,
-}
-
-/// Sums over all roots.
-#[derive(Default, Serialize)]
-struct Summary {
-    roots: usize,
-    rule_files: usize,
-    files: usize,
-    tokens_counted: i64,
-    tokens_included: i64,
-    cropped: usize,
-    skipped: usize,
-    blank: usize,
-    unreadable: usize,
-    warnings: usize,
-    warnings_by_kind: BTreeMap<&'static str, usize>,
-    /// Roots that could not be audited (see the `error` records).
-    errors: usize,
-    failures: Vec<Failure>,
-}
-
-impl Summary {
-    fn add(&mut self, report: &RootAudit) {
-        let t = &report.totals;
-        self.roots += 1;
-        self.rule_files += t.rule_files;
-        self.files += t.files;
-        self.tokens_counted += t.tokens_counted;
-        self.tokens_included += t.tokens_included;
-        self.cropped += t.cropped;
-        self.skipped += t.skipped;
-        self.blank += t.blank;
-        self.unreadable += t.unreadable;
-        self.warnings += t.warnings;
-        for w in &report.warnings {
-            *self.warnings_by_kind.entry(w.kind.as_str()).or_default() += 1;
-        }
-    }
-}
+use super::settings::{init_threads, select_roots};
 
 /// The gates asked for on the command line.
 struct Gates {
@@ -149,7 +93,7 @@ impl Gates {
 pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let resolver = super::commands::resolver_for(&args.config, &args.roots)?;
     let rev = args.roots.rev.as_deref();
-    let roots = collect_roots(&args.roots)?;
+    let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
     let gates = Gates::new(args);
@@ -226,16 +170,22 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     if let (Some(html), Some(path)) = (html, &args.html) {
         html.finish(path)?;
     }
+    Ok(status.merge(report_failures(&summary)))
+}
+
+/// Prints one stderr line per gate failure; `Problems` if there is any.
+pub fn report_failures(summary: &Summary) -> ExitStatus {
     for f in &summary.failures {
         match &f.path {
             Some(path) => eprintln!("promptinclude: gate: {}: {path}: {}", f.root, f.reason),
             None => eprintln!("promptinclude: gate: {}: {}", f.root, f.reason),
         }
     }
-    if !summary.failures.is_empty() {
-        status = status.merge(ExitStatus::Problems);
+    if summary.failures.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Problems
     }
-    Ok(status)
 }
 
 /// The HTML page in the making: its roots' parts in a temporary file.
@@ -268,17 +218,13 @@ impl HtmlParts {
     }
 }
 
-fn write_record<T: Serialize>(
+/// Writes one `audit --json` record (JSON Lines).
+pub fn write_record<T: Serialize>(
     out: &mut impl Write,
     kind: &'static str,
     data: &T,
 ) -> std::io::Result<()> {
-    let record = Record {
-        schema: SCHEMA,
-        kind,
-        data,
-    };
-    serde_json::to_writer(&mut *out, &record)?;
+    serde_json::to_writer(&mut *out, &Record::new(kind, data))?;
     out.write_all(b"\n")
 }
 

@@ -25,17 +25,74 @@ use super::commands::{check_root, report_root_error, section_file_name};
 use super::exit::ExitStatus;
 use super::interrupt;
 use super::progress::Progress;
-use super::settings::{collect_roots, init_threads};
+use super::settings::{init_threads, select_roots};
 
 /// `promptinclude bundle`.
 pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     let resolver = super::commands::resolver_for(&args.config, &args.roots)?;
     let rev = args.roots.rev.as_deref();
-    let roots = collect_roots(&args.roots)?;
+    let (roots, indices) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
-    let (parent, name) = split_target(&args.out)?;
-    ensure_replaceable(&args.out)?;
+    let mut status = ExitStatus::Success;
+    write_bundle(&args.out, |temp| {
+        let mut entries = Vec::with_capacity(roots.len());
+        let mut errors = Vec::new();
+        let mut progress = Progress::new(roots.len());
+        let mut failure = Ok(());
+        batch.run(
+            |_, planned, scanner| {
+                let bundled = bundle_root_at(scanner, &planned.root, rev)?;
+                Ok((bundled, scanner.config().clone()))
+            },
+            |i, planned, outcome| {
+                let (bundled, config) = match outcome {
+                    Ok(found) => found,
+                    Err(error) => {
+                        status = status.merge(report_root_error(&planned.root, &error));
+                        errors.push(ManifestError {
+                            root: planned.root.to_string_lossy().into_owned(),
+                            abs_root: abspath_text(&planned.root),
+                            error,
+                        });
+                        progress.tick(i + 1);
+                        return true;
+                    }
+                };
+                status = status.merge(check_root(bundled.is_dir, &planned.root));
+                let section = format!(
+                    "roots/{}",
+                    section_file_name(indices[i], Path::new(&bundled.abs_root))
+                );
+                let scan = format!("{}.json", section.trim_end_matches(".md"));
+                failure = write_synced(&temp.join(&section), bundled.section.as_bytes())
+                    .and_then(|()| write_synced(&temp.join(&scan), bundled.scan_line.as_bytes()));
+                entries.push(bundled.entry(&planned.source, &config, section, scan));
+                progress.tick(i + 1);
+                failure.is_ok()
+            },
+        );
+        progress.finish();
+        failure?;
+        Ok(Manifest {
+            schema: MANIFEST_SCHEMA,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            settings: resolver,
+            rev: args.roots.rev.clone(),
+            roots: entries,
+            errors,
+        })
+    })?;
+    Ok(status)
+}
+
+/// Writes a bundle at `out` whole or not at all: `fill` writes the
+/// artifacts into the temporary directory it is given (its `roots/` exists)
+/// and returns the manifest; then the manifest is written, everything is
+/// flushed to disk and the directory takes `out`'s place.
+pub fn write_bundle(out: &Path, fill: impl FnOnce(&Path) -> Result<Manifest>) -> Result<()> {
+    let (parent, name) = split_target(out)?;
+    ensure_replaceable(out)?;
     // Removed on any error and on an interrupt (see `cli::interrupt`).
     let temp_path = parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
     let temp = interrupt::create_dir(&temp_path)
@@ -43,63 +100,35 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     let roots_dir = temp.path().join("roots");
     fs::create_dir_all(&roots_dir)
         .with_context(|| format!("cannot create {}", roots_dir.display()))?;
-    let mut entries = Vec::with_capacity(roots.len());
-    let mut errors = Vec::new();
-    let mut status = ExitStatus::Success;
-    let mut progress = Progress::new(roots.len());
-    let mut failure = Ok(());
-    batch.run(
-        |_, planned, scanner| {
-            let bundled = bundle_root_at(scanner, &planned.root, rev)?;
-            Ok((bundled, scanner.config().clone()))
-        },
-        |i, planned, outcome| {
-            let (bundled, config) = match outcome {
-                Ok(found) => found,
-                Err(error) => {
-                    status = status.merge(report_root_error(&planned.root, &error));
-                    errors.push(ManifestError {
-                        root: planned.root.to_string_lossy().into_owned(),
-                        abs_root: abspath_text(&planned.root),
-                        error,
-                    });
-                    progress.tick(i + 1);
-                    return true;
-                }
-            };
-            status = status.merge(check_root(bundled.is_dir, &planned.root));
-            let section = format!(
-                "roots/{}",
-                section_file_name(i, Path::new(&bundled.abs_root))
-            );
-            let scan = format!("{}.json", section.trim_end_matches(".md"));
-            failure = write_synced(&temp.path().join(&section), bundled.section.as_bytes())
-                .and_then(|()| {
-                    write_synced(&temp.path().join(&scan), bundled.scan_line.as_bytes())
-                });
-            entries.push(bundled.entry(&planned.source, &config, section, scan));
-            progress.tick(i + 1);
-            failure.is_ok()
-        },
-    );
-    progress.finish();
-    failure?;
-    let manifest = Manifest {
-        schema: MANIFEST_SCHEMA,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        settings: resolver,
-        rev: args.roots.rev.clone(),
-        roots: entries,
-        errors,
-    };
+    let manifest = fill(temp.path())?;
     let mut json = serde_json::to_vec_pretty(&manifest)?;
     json.push(b'\n');
     write_synced(&temp.path().join(MANIFEST_FILE), &json)?;
     sync_dir(&roots_dir)?;
     sync_dir(temp.path())?;
-    temp.commit(|temp| replace_dir(temp, &args.out))?;
-    sync_dir(parent)?;
-    Ok(status)
+    temp.commit(|temp| replace_dir(temp, out))?;
+    sync_dir(parent)
+}
+
+/// Reads and checks a bundle's manifest.
+pub fn read_manifest(manifest_path: &Path) -> Result<Manifest> {
+    let bytes = fs::read(manifest_path)
+        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
+    let not_manifest = || {
+        format!(
+            "{}: not a promptinclude bundle manifest",
+            manifest_path.display()
+        )
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(not_manifest)?;
+    if value.get("schema").and_then(serde_json::Value::as_u64) != Some(MANIFEST_SCHEMA.into()) {
+        bail!(
+            "{}: manifest schema {} is not supported (this tool reads {MANIFEST_SCHEMA})",
+            manifest_path.display(),
+            value.get("schema").unwrap_or(&serde_json::Value::Null)
+        );
+    }
+    serde_json::from_value(value).with_context(not_manifest)
 }
 
 /// `os.path.abspath(root)` as text (the root as given when it has none).
@@ -245,23 +274,7 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
             .to_path_buf();
         (dir, args.dir.clone())
     };
-    let bytes = fs::read(&manifest_path)
-        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
-    let not_manifest = || {
-        format!(
-            "{}: not a promptinclude bundle manifest",
-            manifest_path.display()
-        )
-    };
-    let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(not_manifest)?;
-    if value.get("schema").and_then(serde_json::Value::as_u64) != Some(MANIFEST_SCHEMA.into()) {
-        bail!(
-            "{}: manifest schema {} is not supported (this tool reads {MANIFEST_SCHEMA})",
-            manifest_path.display(),
-            value.get("schema").unwrap_or(&serde_json::Value::Null)
-        );
-    }
-    let manifest: Manifest = serde_json::from_value(value).with_context(not_manifest)?;
+    let manifest = read_manifest(&manifest_path)?;
     // Roots that failed when bundled are checked again too: still failing
     // is an error, scanning now makes them stale.
     let abs_roots: Vec<PathBuf> = manifest

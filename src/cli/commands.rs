@@ -11,13 +11,13 @@ use promptinclude::project::Resolver;
 use promptinclude::render::{json_string, render, to_json_line};
 use promptinclude::RootError;
 use promptinclude::{Error, RootScan, Scanner};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::args::{CheckIgnoreArgs, ConfigArgs, RenderArgs, RootArgs, ScanArgs};
 use super::atomic::write_atomic;
 use super::exit::ExitStatus;
 use super::progress::Progress;
-use super::settings::{collect_roots, init_threads, read_stdin_paths, read_text_file, resolver};
+use super::settings::{init_threads, read_stdin_paths, read_text_file, resolver, select_roots};
 
 /// Warns on stderr about a root that is not a directory; returns the status it implies.
 pub fn check_root(is_dir: bool, given: &Path) -> ExitStatus {
@@ -90,7 +90,7 @@ pub fn scan_root(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<Ro
 /// `promptinclude scan`.
 pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     let resolver = resolver_for(&args.config, &args.roots)?;
-    let roots = collect_roots(&args.roots)?;
+    let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
     let rev = args.roots.rev.as_deref();
@@ -122,21 +122,52 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
 }
 
 /// One entry of `render --out-dir`'s index.json.
-#[derive(Serialize)]
-struct IndexEntry {
-    root: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    abs_root: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    section: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<RootError>,
+#[derive(Serialize, Deserialize)]
+pub struct IndexEntry {
+    /// The root as given.
+    pub root: String,
+    /// The root made absolute (not for a root that failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abs_root: Option<String>,
+    /// Its section file, relative to the directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// Why the root has no section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RootError>,
+}
+
+/// The index.json of a `render --out-dir` directory.
+#[derive(Deserialize)]
+struct Index {
+    roots: Vec<IndexEntry>,
+}
+
+/// Writes `DIR/index.json` (atomically).
+pub fn write_index(dir: &Path, entries: &[IndexEntry]) -> Result<()> {
+    let index = serde_json::to_vec_pretty(&serde_json::json!({ "roots": entries }))?;
+    write_atomic(&dir.join("index.json"), &index)
+}
+
+/// Reads `DIR/index.json`.
+pub fn read_index(dir: &Path) -> Result<Vec<IndexEntry>> {
+    let path = dir.join("index.json");
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let index: Index = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{}: not a render --out-dir index", path.display()))?;
+    Ok(index.roots)
 }
 
 /// `promptinclude render`.
 pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     let resolver = resolver_for(&args.config, &args.roots)?;
-    let roots = collect_roots(&args.roots)?;
+    let sharded = args.roots.shard.is_some() || args.roots.shard_from_env.is_some();
+    if sharded && args.out_dir.is_none() {
+        anyhow::bail!(
+            "--shard and --shard-from-env need --out-dir (render prints one root otherwise)"
+        );
+    }
+    let (roots, indices) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
     let rev = args.roots.rev.as_deref();
@@ -160,7 +191,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
             match outcome {
                 Ok((scan, section)) => {
                     status = status.merge(check_root(scan.is_dir, &planned.root));
-                    let file = section_file_name(i, &scan.abs_root);
+                    let file = section_file_name(indices[i], &scan.abs_root);
                     failure = write_atomic(&out_dir.join(&file), section.as_bytes());
                     index.push(IndexEntry {
                         root,
@@ -185,8 +216,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     );
     progress.finish();
     failure?;
-    let index = serde_json::to_vec_pretty(&serde_json::json!({ "roots": index }))?;
-    write_atomic(&out_dir.join("index.json"), &index)?;
+    write_index(out_dir, &index)?;
     Ok(status)
 }
 

@@ -14,6 +14,7 @@ pub mod interrupt;
 pub mod json_doc;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod merge;
 pub mod paint;
 pub mod progress;
 pub mod settings;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use promptinclude::config::{env, Config, Key, LoadNotes, Setting};
 use promptinclude::project::{ConfigSource, Overrides, Resolver};
+use promptinclude::shard::Shard;
 
 use super::args::{ConfigArgs, RootArgs};
 
@@ -85,29 +86,70 @@ pub fn read_text_file(path: &Path, what: &str) -> Result<String> {
 }
 
 /// The roots to scan: positional ones, then those from `--roots-from`; `.` if none at all.
-pub fn collect_roots(args: &RootArgs) -> Result<Vec<PathBuf>> {
+fn collect_roots(args: &RootArgs) -> Result<Vec<PathBuf>> {
     let mut roots = args.roots.clone();
     if let Some(from) = &args.roots_from {
-        let mut data = Vec::new();
-        if from.as_os_str() == "-" {
-            std::io::stdin()
-                .lock()
-                .read_to_end(&mut data)
-                .context("cannot read roots from standard input")?;
-        } else {
-            data = std::fs::read(from)
-                .with_context(|| format!("cannot read roots from {}", from.display()))?;
-        }
-        for line in data.as_slice().split(|&b| b == b'\n') {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if !line.is_empty() {
-                roots.push(PathBuf::from(std::ffi::OsString::from_vec(line.to_vec())));
-            }
-        }
+        roots.extend(read_roots_file(from)?);
     } else if roots.is_empty() {
         roots.push(PathBuf::from("."));
     }
     Ok(roots)
+}
+
+/// Roots from FILE, one per line (`-` = standard input; empty lines and a
+/// line's trailing `\r` are left out).
+pub fn read_roots_file(from: &Path) -> Result<Vec<PathBuf>> {
+    let mut data = Vec::new();
+    if from.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut data)
+            .context("cannot read roots from standard input")?;
+    } else {
+        data = std::fs::read(from)
+            .with_context(|| format!("cannot read roots from {}", from.display()))?;
+    }
+    Ok(data
+        .as_slice()
+        .split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(|line| !line.is_empty())
+        .map(|line| PathBuf::from(std::ffi::OsString::from_vec(line.to_vec())))
+        .collect())
+}
+
+/// The roots this process takes: all of them, or its shard's (`--shard`,
+/// `--shard-from-env`), each with its index in the whole list (counted from
+/// `--list-offset`). The index names a root's files in `render --out-dir`
+/// and `bundle`, so that shards never clash and a merge gives the unsharded
+/// run's names.
+pub fn select_roots(args: &RootArgs) -> Result<(Vec<PathBuf>, Vec<usize>)> {
+    let roots = collect_roots(args)?;
+    let shard = match (args.shard, args.shard_from_env) {
+        (Some(shard), _) => Some(shard),
+        (None, Some(count)) => {
+            const VAR: &str = "JOB_COMPLETION_INDEX";
+            let index = std::env::var(VAR)
+                .with_context(|| format!("--shard-from-env: ${VAR} is not set"))?;
+            let index = index.trim().parse::<u64>().map_err(|_| {
+                anyhow::anyhow!("--shard-from-env: ${VAR}={index:?} is not a whole number")
+            })?;
+            Some(Shard::new(index, count).map_err(|e| anyhow::anyhow!("--shard-from-env: {e}"))?)
+        }
+        (None, None) => None,
+    };
+    Ok(match shard {
+        None => {
+            let indices = (args.list_offset..).take(roots.len()).collect();
+            (roots, indices)
+        }
+        Some(shard) => roots
+            .into_iter()
+            .enumerate()
+            .filter(|(_, root)| shard.takes(root))
+            .map(|(i, root)| (root, args.list_offset + i))
+            .unzip(),
+    })
 }
 
 /// Sizes the global rayon pool (`-j`; default: the number of CPUs).

@@ -1,0 +1,500 @@
+//! `promptinclude merge`: the outputs of a sharded run put back together
+//! into exactly what one run over all the roots gives.
+//!
+//! Every shard output holds the records of its own roots in input order
+//! (`--shard` keeps the list's order, and a root's shard depends on the root
+//! alone). So the merge walks the root list and, for each root, takes the
+//! next record of the input whose next record is that root's: one record
+//! per input in memory for `scan` and `audit`. The output is in turn a valid
+//! input, so merges of merges give the same bytes (with `--partial` for the
+//! intermediate ones).
+
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use promptinclude::audit::summary::{Failure, Summary};
+use promptinclude::audit::SCHEMA;
+use promptinclude::bundle::{Manifest, ManifestError, ManifestRoot, MANIFEST_FILE};
+use serde::Deserialize;
+
+use super::args::{MergeCommand, MergeDirArgs, MergeInputs, MergeStreamArgs};
+use super::atomic::write_atomic;
+use super::audit::{report_failures, write_record};
+use super::bundle::{read_manifest, write_bundle};
+use super::commands::{read_index, write_index, IndexEntry};
+use super::exit::ExitStatus;
+use super::settings::read_roots_file;
+
+/// `promptinclude merge`.
+pub fn merge(command: &MergeCommand) -> Result<ExitStatus> {
+    match command {
+        MergeCommand::Scan(args) => merge_lines(args, false),
+        MergeCommand::Audit(args) => merge_lines(args, true),
+        MergeCommand::Render(args) => merge_render(args),
+        MergeCommand::Bundle(args) => merge_bundle(args),
+    }
+}
+
+/// Records of one input, in its order, each with the root it is about.
+trait Source {
+    /// What one record is.
+    type Item;
+    /// The next record's root (as text, as the outputs print it), if any.
+    fn peek(&self) -> Option<&str>;
+    /// Takes the next record and reads the one after it.
+    fn take(&mut self) -> Result<Self::Item>;
+    /// Where the next record is, for errors.
+    fn place(&self) -> String;
+}
+
+/// Hands the records of `sources` to `emit` in the order of `roots`.
+/// Fails when a root is in no input (unless `partial`), or when an input
+/// holds records left over (a root not in the list, or out of its order).
+fn interleave<S: Source>(
+    list: &Path,
+    roots: &[PathBuf],
+    sources: &mut [S],
+    partial: bool,
+    mut emit: impl FnMut(usize, S::Item) -> Result<()>,
+) -> Result<()> {
+    // Which sources' next record is about a root: sources in input order.
+    let mut heads: HashMap<String, Vec<usize>> = HashMap::new();
+    for (k, source) in sources.iter().enumerate() {
+        if let Some(root) = source.peek() {
+            heads.entry(root.to_string()).or_default().push(k);
+        }
+    }
+    for (line, root) in roots.iter().enumerate() {
+        let key = root.to_string_lossy();
+        let Some(k) = heads
+            .get_mut(key.as_ref())
+            .and_then(|ks| (!ks.is_empty()).then(|| ks.remove(0)))
+        else {
+            if partial {
+                continue;
+            }
+            bail!(
+                "{}:{}: root {key} is in none of the inputs (a shard output missing? \
+                 --partial merges only some)",
+                list.display(),
+                line + 1
+            );
+        };
+        let item = sources[k].take()?;
+        if let Some(next) = sources[k].peek() {
+            let ks = heads.entry(next.to_string()).or_default();
+            let at = ks.partition_point(|&j| j < k);
+            ks.insert(at, k);
+        }
+        emit(k, item)?;
+    }
+    if let Some(source) = sources.iter().find(|s| s.peek().is_some()) {
+        bail!(
+            "{}: a record for root {} is left over: that root is not in {} or not in its order \
+             (another root list, or the same input given twice?)",
+            source.place(),
+            source.peek().unwrap_or_default(),
+            list.display()
+        );
+    }
+    Ok(())
+}
+
+/// What the merge needs from a JSON line.
+#[derive(Deserialize)]
+struct LineHead {
+    root: Option<String>,
+    schema: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    error: Option<serde::de::IgnoredAny>,
+    is_dir: Option<bool>,
+}
+
+/// One record of a JSON Lines output: its bytes and what it says.
+struct Line {
+    root: String,
+    bytes: Vec<u8>,
+    is_error: bool,
+    not_dir: bool,
+}
+
+/// A `scan` or `audit --json` output read one line at a time.
+struct LineSource {
+    path: PathBuf,
+    reader: BufReader<File>,
+    audit: bool,
+    line_no: usize,
+    next: Option<Line>,
+}
+
+impl LineSource {
+    fn open(path: &Path, audit: bool) -> Result<LineSource> {
+        let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut source = LineSource {
+            path: path.to_path_buf(),
+            reader: BufReader::with_capacity(1 << 16, file),
+            audit,
+            line_no: 0,
+            next: None,
+        };
+        source.advance()?;
+        Ok(source)
+    }
+
+    /// Reads the next root record (an audit's summary ends the input).
+    fn advance(&mut self) -> Result<()> {
+        let mut bytes = Vec::new();
+        self.line_no += 1;
+        let read = self
+            .reader
+            .read_until(b'\n', &mut bytes)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        let at = || format!("{}:{}", self.path.display(), self.line_no);
+        if read == 0 {
+            self.next = None;
+            return Ok(());
+        }
+        if bytes.last() != Some(&b'\n') {
+            bail!(
+                "{}: the last line is incomplete (a truncated output?)",
+                at()
+            );
+        }
+        let head: LineHead = serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{}: not a promptinclude {} record",
+                at(),
+                if self.audit { "audit --json" } else { "scan" }
+            )
+        })?;
+        if self.audit {
+            if head.schema.as_deref() != Some(SCHEMA) {
+                bail!("{}: not an audit --json record of schema {SCHEMA}", at());
+            }
+            if head.kind.as_deref() == Some("summary") {
+                self.next = None;
+                return Ok(());
+            }
+        }
+        let Some(root) = head.root else {
+            bail!("{}: a record without a root", at());
+        };
+        self.next = Some(Line {
+            root,
+            bytes,
+            is_error: head.error.is_some(),
+            not_dir: head.is_dir == Some(false),
+        });
+        Ok(())
+    }
+}
+
+impl Source for LineSource {
+    type Item = Line;
+    fn peek(&self) -> Option<&str> {
+        self.next.as_ref().map(|line| line.root.as_str())
+    }
+    fn take(&mut self) -> Result<Line> {
+        let Some(line) = self.next.take() else {
+            bail!("{}: no record left", self.place());
+        };
+        self.advance()?;
+        Ok(line)
+    }
+    fn place(&self) -> String {
+        format!("{}:{}", self.path.display(), self.line_no)
+    }
+}
+
+/// The summary record that ends an `audit --json` output (read first, so
+/// that its gate failures can be put in input order as roots go by).
+fn read_summary(path: &Path) -> Result<Summary> {
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let (mut last, mut line) = (Vec::new(), Vec::new());
+    loop {
+        line.clear();
+        if reader
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            == 0
+        {
+            break;
+        }
+        std::mem::swap(&mut last, &mut line);
+    }
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    let is_summary = serde_json::from_slice::<Kind>(&last).is_ok_and(|k| k.kind == "summary");
+    if !is_summary || last.last() != Some(&b'\n') {
+        bail!(
+            "{}: does not end with an audit summary record (an unfinished audit --json output?)",
+            path.display()
+        );
+    }
+    serde_json::from_slice(&last)
+        .with_context(|| format!("{}: the summary record is not readable", path.display()))
+}
+
+/// `merge scan` and `merge audit`.
+fn merge_lines(args: &MergeStreamArgs, audit: bool) -> Result<ExitStatus> {
+    let MergeInputs {
+        roots_from,
+        partial,
+    } = &args.inputs;
+    let roots = read_roots_file(roots_from)?;
+    let mut summaries: Vec<Summary> = Vec::new();
+    if audit {
+        summaries = args
+            .files
+            .iter()
+            .map(|f| read_summary(f))
+            .collect::<Result<_>>()?;
+    }
+    let mut failures: Vec<VecDeque<Failure>> = summaries
+        .iter_mut()
+        .map(|s| std::mem::take(&mut s.failures).into())
+        .collect();
+    let mut sources = args
+        .files
+        .iter()
+        .map(|f| LineSource::open(f, audit))
+        .collect::<Result<Vec<_>>>()?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut merged = Summary::default();
+    let mut status = ExitStatus::Success;
+    interleave(
+        roots_from,
+        &roots,
+        &mut sources,
+        *partial,
+        |k, line: Line| {
+            if line.is_error {
+                status = status.merge(ExitStatus::Error);
+            }
+            if line.not_dir {
+                status = status.merge(ExitStatus::Problems);
+            }
+            out.write_all(&line.bytes)?;
+            if let Some(queue) = failures.get_mut(k) {
+                // The failures of the root just written come next in its input's summary.
+                while queue.front().is_some_and(|f| f.root == line.root) {
+                    merged.failures.extend(queue.pop_front());
+                }
+            }
+            Ok(())
+        },
+    )?;
+    if audit {
+        if let Some((k, f)) = failures
+            .iter()
+            .enumerate()
+            .find_map(|(k, q)| q.front().map(|f| (k, f)))
+        {
+            bail!(
+                "{}: the summary has a gate failure for root {}, which none of its records is about",
+                args.files[k].display(),
+                f.root
+            );
+        }
+        let failures = std::mem::take(&mut merged.failures);
+        for summary in summaries {
+            merged.absorb(summary);
+        }
+        merged.failures = failures;
+        write_record(&mut out, "summary", &merged)?;
+        if merged.errors > 0 {
+            status = status.merge(ExitStatus::Error);
+        }
+        status = status.merge(report_failures(&merged));
+    }
+    out.flush()?;
+    Ok(status)
+}
+
+/// The entries of a list in their order, as a [`Source`].
+struct ListSource<T> {
+    place: String,
+    items: VecDeque<(String, T)>,
+}
+
+impl<T> Source for ListSource<T> {
+    type Item = T;
+    fn peek(&self) -> Option<&str> {
+        self.items.front().map(|(root, _)| root.as_str())
+    }
+    fn take(&mut self) -> Result<T> {
+        match self.items.pop_front() {
+            Some((_, item)) => Ok(item),
+            None => bail!("{}: no record left", self.place),
+        }
+    }
+    fn place(&self) -> String {
+        self.place.clone()
+    }
+}
+
+/// Copies `name` (a path relative to the directory) from `from` to `to`,
+/// refusing names that would leave the directory.
+fn copy_artifact(from: &Path, to: &Path, name: &str) -> Result<()> {
+    let relative = Path::new(name);
+    if name.is_empty()
+        || relative.is_absolute()
+        || relative
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        bail!(
+            "{}: the file name {name:?} leaves the directory",
+            from.display()
+        );
+    }
+    let bytes = std::fs::read(from.join(name))
+        .with_context(|| format!("cannot read {}", from.join(name).display()))?;
+    let target = to.join(name);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    write_atomic(&target, &bytes)
+}
+
+/// `merge render`: the section files and one index.json.
+fn merge_render(args: &MergeDirArgs) -> Result<ExitStatus> {
+    let roots = read_roots_file(&args.inputs.roots_from)?;
+    let mut sources = Vec::new();
+    for dir in &args.dirs {
+        let entries = read_index(dir)?;
+        sources.push(ListSource {
+            place: dir.join("index.json").display().to_string(),
+            items: entries.into_iter().map(|e| (e.root.clone(), e)).collect(),
+        });
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut merged: Vec<IndexEntry> = Vec::new();
+    let mut status = ExitStatus::Success;
+    interleave(
+        &args.inputs.roots_from,
+        &roots,
+        &mut sources,
+        args.inputs.partial,
+        |k, entry: IndexEntry| {
+            if let Some(section) = &entry.section {
+                copy_artifact(&args.dirs[k], &args.out, section)?;
+            }
+            if entry.error.is_some() {
+                status = status.merge(ExitStatus::Error);
+            }
+            merged.push(entry);
+            Ok(())
+        },
+    )?;
+    write_index(&args.out, &merged)?;
+    Ok(status)
+}
+
+/// `merge bundle`: the artifacts and one manifest.json.
+fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
+    let roots = read_roots_file(&args.inputs.roots_from)?;
+    let mut manifests = Vec::new();
+    for dir in &args.dirs {
+        let manifest = read_manifest(&dir.join(MANIFEST_FILE))?;
+        if let Some(first) = manifests.first() {
+            let first: &Manifest = first;
+            let same = first.tool_version == manifest.tool_version
+                && first.rev == manifest.rev
+                && serde_json::to_value(&first.settings)?
+                    == serde_json::to_value(&manifest.settings)?;
+            if !same {
+                bail!(
+                    "{}: written by another tool version or with other settings than {} \
+                     (the shards of one run share both)",
+                    dir.join(MANIFEST_FILE).display(),
+                    args.dirs[0].join(MANIFEST_FILE).display()
+                );
+            }
+        }
+        manifests.push(manifest);
+    }
+    let Some(first) = manifests.first() else {
+        bail!("no bundle to merge");
+    };
+    let (settings, tool_version, rev) = (
+        first.settings.clone(),
+        first.tool_version.clone(),
+        first.rev.clone(),
+    );
+    let mut root_sources = Vec::new();
+    let mut error_sources = Vec::new();
+    for (dir, manifest) in args.dirs.iter().zip(manifests) {
+        let place = dir.join(MANIFEST_FILE).display().to_string();
+        root_sources.push(ListSource {
+            place: place.clone(),
+            items: manifest
+                .roots
+                .into_iter()
+                .map(|r| (r.root.clone(), r))
+                .collect(),
+        });
+        error_sources.push(ListSource {
+            place,
+            items: manifest
+                .errors
+                .into_iter()
+                .map(|e| (e.root.clone(), e))
+                .collect(),
+        });
+    }
+    let list = &args.inputs.roots_from;
+    let mut status = ExitStatus::Success;
+    write_bundle(&args.out, |temp| {
+        // A root is either bundled or failed: each list is merged on its own,
+        // and together they must hold every root.
+        let mut entries: Vec<ManifestRoot> = Vec::new();
+        interleave(
+            list,
+            &roots,
+            &mut root_sources,
+            true,
+            |k, entry: ManifestRoot| {
+                copy_artifact(&args.dirs[k], temp, &entry.section)?;
+                copy_artifact(&args.dirs[k], temp, &entry.scan)?;
+                entries.push(entry);
+                Ok(())
+            },
+        )?;
+        let mut errors: Vec<ManifestError> = Vec::new();
+        interleave(list, &roots, &mut error_sources, true, |_, e| {
+            errors.push(e);
+            Ok(())
+        })?;
+        if !args.inputs.partial && entries.len() + errors.len() < roots.len() {
+            bail!(
+                "{}: {} roots are in none of the bundles (a shard missing? --partial merges only some)",
+                list.display(),
+                roots.len() - entries.len() - errors.len()
+            );
+        }
+        if !errors.is_empty() {
+            status = ExitStatus::Error;
+        }
+        Ok(Manifest {
+            schema: promptinclude::bundle::MANIFEST_SCHEMA,
+            tool_version,
+            settings,
+            rev,
+            roots: entries,
+            errors,
+        })
+    })?;
+    Ok(status)
+}
