@@ -232,6 +232,7 @@ pub struct McpArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+}
 
 /// What `merge` combines.
 #[derive(Debug, Subcommand)]
