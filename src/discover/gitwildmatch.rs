@@ -493,10 +493,27 @@ fn translate_line(line: &str) -> Result<Translated, Failure> {
         Some(rest) => (true, rest),
         None => (false, p),
     };
+    let (segs, is_dir) = normalize_segments(p)?;
+    let overridden = match segs.as_slice() {
+        ["**"] if is_dir => Some(DIR_MARK),
+        ["**"] => Some("."),
+        ["**", "*"] => Some("."),
+        ["**", "*", "**"] => Some(if is_dir { DIR_MARK } else { "/" }),
+        _ => None,
+    };
+    let regex = match overridden {
+        Some(re) => Some(re.to_string()),
+        None => translate_segments(&segs, is_dir)?,
+    };
+    Ok(Translated { negated, regex })
+}
+
+/// pathspec `__normalize_segments`: the pattern's `/`-separated segments,
+/// anchored (`**` in front of a lone name), with a trailing `/` turned
+/// into `**` and runs of `**` collapsed; and whether it names directories.
+fn normalize_segments(p: &str) -> Result<(Vec<&str>, bool), Failure> {
     let mut segs: Vec<&str> = p.split('/').collect();
     let is_dir = segs.last().is_some_and(|s| s.is_empty());
-
-    // __normalize_segments
     if segs.first().is_some_and(|s| s.is_empty()) {
         segs.remove(0);
     } else if (segs.len() == 1 || (segs.len() == 2 && segs[1].is_empty())) && segs[0] != "**" {
@@ -515,21 +532,13 @@ fn translate_line(line: &str) -> Result<Translated, Failure> {
             segs.remove(i);
         }
     }
-    let overridden = match segs.as_slice() {
-        ["**"] if is_dir => Some(DIR_MARK),
-        ["**"] => Some("."),
-        ["**", "*"] => Some("."),
-        ["**", "*", "**"] => Some(if is_dir { DIR_MARK } else { "/" }),
-        _ => None,
-    };
-    if let Some(re) = overridden {
-        return Ok(Translated {
-            negated,
-            regex: Some(re.to_string()),
-        });
-    }
+    Ok((segs, is_dir))
+}
 
-    // __translate_segments
+/// pathspec `__translate_segments`: the regex of normalized segments
+/// (Rust syntax), or `None` where pathspec gives the line no regex (an
+/// unclosed `[`).
+fn translate_segments(segs: &[&str], is_dir: bool) -> Result<Option<String>, Failure> {
     let mut out = String::new();
     let mut bad_range: Option<String> = None;
     let mut need_slash = false;
@@ -557,12 +566,7 @@ fn translate_line(line: &str) -> Result<Translated, Failure> {
         } else {
             match translate_segment_glob(seg, &mut out, &mut bad_range) {
                 Ok(()) => {}
-                Err(SegmentError::Unclosed) => {
-                    return Ok(Translated {
-                        negated,
-                        regex: None,
-                    })
-                }
+                Err(SegmentError::Unclosed) => return Ok(None),
                 Err(SegmentError::Dangling) => return Err(Failure::dangling(seg)),
             }
         }
@@ -577,10 +581,7 @@ fn translate_line(line: &str) -> Result<Translated, Failure> {
             detail: format!("{detail} (Python's re raises re.error when pathspec compiles it)"),
         });
     }
-    Ok(Translated {
-        negated,
-        regex: Some(out),
-    })
+    Ok(Some(out))
 }
 
 /// pathspec `_translate_segment_glob(seg, 'raise')`, emitting Rust syntax into `out`.
