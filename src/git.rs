@@ -153,6 +153,7 @@ impl RevTree {
             links: HashMap::new(),
             limits: true,
         };
+        walk.prefetch(&self.repo);
         match walk.run(abs_root)? {
             Some(found) => Ok(found),
             None => {
@@ -176,6 +177,27 @@ impl RevTree {
         }
         Ok(object.detach().data)
     }
+}
+
+/// The entries of tree object `id`.
+fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, Error> {
+    let object = repo.find_object(id).map_err(|e| missing(repo.path(), &e))?;
+    let tree = gix::objs::TreeRef::from_bytes(&object.data, repo.object_hash())
+        .map_err(|e| git_error(format!("tree {id}: {e}")))?;
+    Ok(tree
+        .entries
+        .iter()
+        .map(|e| Entry {
+            name: e.filename.to_vec(),
+            kind: match e.mode.kind() {
+                EntryKind::Tree => Kind::Tree,
+                EntryKind::Commit => Kind::Gitlink,
+                EntryKind::Link => Kind::Link,
+                EntryKind::Blob | EntryKind::BlobExecutable => Kind::File,
+            },
+            id: e.oid.to_owned(),
+        })
+        .collect())
 }
 
 fn missing(repo: &Path, e: &dyn std::fmt::Display) -> Error {
@@ -243,29 +265,45 @@ impl TreeWalk<'_, '_> {
         if let Some(entries) = self.trees.get(&id) {
             return Ok(Arc::clone(entries));
         }
-        let object = self
-            .repo
-            .find_object(id)
-            .map_err(|e| missing(self.repo.path(), &e))?;
-        let tree = gix::objs::TreeRef::from_bytes(&object.data, self.repo.object_hash())
-            .map_err(|e| git_error(format!("tree {id}: {e}")))?;
-        let entries: Vec<Entry> = tree
-            .entries
-            .iter()
-            .map(|e| Entry {
-                name: e.filename.to_vec(),
-                kind: match e.mode.kind() {
-                    EntryKind::Tree => Kind::Tree,
-                    EntryKind::Commit => Kind::Gitlink,
-                    EntryKind::Link => Kind::Link,
-                    EntryKind::Blob | EntryKind::BlobExecutable => Kind::File,
-                },
-                id: e.oid.to_owned(),
-            })
-            .collect();
-        let entries = Arc::new(entries);
+        let entries = Arc::new(decode_tree(self.repo, id)?);
         self.trees.insert(id, Arc::clone(&entries));
         Ok(entries)
+    }
+
+    /// Decodes the trees the walk will enter (below `max_depth`, not pruned
+    /// by the patterns) level by level, each level in parallel with one
+    /// repository handle per rayon job, so that the walk, which must go in
+    /// order, finds them decoded. Only a cache: a tree that cannot be read
+    /// here is left for the walk to report.
+    fn prefetch(&mut self, repo: &gix::ThreadSafeRepository) {
+        let max_depth = self.matchers.max_depth;
+        let mut level = vec![(self.root_tree, String::new(), 0i64)];
+        while !level.is_empty() {
+            let decoded: Vec<Option<Vec<Entry>>> = level
+                .par_iter()
+                .map_init(
+                    || repo.to_thread_local(),
+                    |repo, (id, _, _)| decode_tree(repo, *id).ok(),
+                )
+                .collect();
+            let mut next = Vec::new();
+            for ((id, rel, depth), entries) in level.into_iter().zip(decoded) {
+                let Some(entries) = entries else { continue };
+                for entry in entries.iter().filter(|e| e.kind == Kind::Tree) {
+                    if depth + 1 >= max_depth || self.trees.contains_key(&entry.id) {
+                        continue;
+                    }
+                    let child = join_rel(&rel, &entry.name);
+                    if !self.is_pruned(&child) {
+                        next.push((entry.id, child, depth + 1));
+                    }
+                }
+                self.trees.insert(id, Arc::new(entries));
+            }
+            next.sort_unstable_by_key(|(id, _, _)| *id);
+            next.dedup_by_key(|(id, _, _)| *id);
+            level = next;
+        }
     }
 
     fn link_target(&mut self, id: ObjectId) -> Result<Vec<u8>, Error> {
