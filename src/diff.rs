@@ -12,12 +12,11 @@ use std::time::Duration;
 use serde::Serialize;
 use similar::TextDiff;
 
-use crate::budget::{tokens_included, Disposition, FileStatus};
+use crate::budget::{path_cost, tokens_included, Disposition, FileStatus, Status};
 use crate::config::{Config, Number};
 use crate::discover::python_path_order;
 use crate::render::render;
 use crate::scan::RootScan;
-use crate::tokenize;
 
 /// How long the line diff may search for the shortest edit script.
 const DIFF_DEADLINE: Duration = Duration::from_secs(2);
@@ -86,8 +85,9 @@ pub struct Totals {
     pub included_tokens: i64,
     /// The scan's `skipped_count`.
     pub skipped_count: i64,
-    /// cl100k_base tokens of the whole rendered section: what the prompt pays.
-    pub section_tokens: usize,
+    /// The total budget used, as the reference counts it: each included
+    /// file's path (its tokens + 5) and text (`ok` and `cropped` files).
+    pub budget_used: i64,
 }
 
 /// The comparison of two scans of one root.
@@ -142,8 +142,19 @@ fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
         .collect()
 }
 
-fn totals(scan: &RootScan, section: &str) -> Totals {
+fn totals(scan: &RootScan) -> Totals {
     let result = scan.result();
+    let budget_used = scan
+        .candidates
+        .iter()
+        .zip(&scan.allocation.dispositions)
+        .filter_map(|(candidate, disposition)| match disposition {
+            Disposition::Included(i) => result.files.get(*i).map(|f| (candidate, f)),
+            _ => None,
+        })
+        .filter(|(_, file)| file.status != Status::Skipped)
+        .map(|(candidate, file)| path_cost(candidate).saturating_add(file.token_count))
+        .fold(0i64, i64::saturating_add);
     Totals {
         rule_files: scan.candidates.len(),
         included_tokens: result
@@ -151,29 +162,27 @@ fn totals(scan: &RootScan, section: &str) -> Totals {
             .iter()
             .map(|f| f.token_count)
             .fold(0i64, i64::saturating_add),
+        budget_used,
         skipped_count: result.skipped_count,
-        section_tokens: tokenize::count(section),
     }
 }
 
 impl PromptDiff {
     /// Compares `before` with `after`, both scanned with `config`.
     pub fn between(before: &RootScan, after: &RootScan, config: &Config) -> PromptDiff {
-        // Rendering and counting a side's section costs about what counting
-        // its files did: both sides at once.
-        let side = |scan: &RootScan| {
-            let section = render(scan.result(), &config.name_pattern);
-            let totals = totals(scan, &section);
-            (section, totals)
-        };
-        let ((section_before, before_totals), ((section_after, after_totals), files)) = rayon::join(
-            || side(before),
-            || rayon::join(|| side(after), || compare(seen(before), seen(after))),
+        let ((section_before, section_after), files) = rayon::join(
+            || {
+                rayon::join(
+                    || render(before.result(), &config.name_pattern),
+                    || render(after.result(), &config.name_pattern),
+                )
+            },
+            || compare(seen(before), seen(after)),
         );
         PromptDiff {
             files,
-            before: before_totals,
-            after: after_totals,
+            before: totals(before),
+            after: totals(after),
             max_total_tokens: config.max_total_tokens.clone(),
             section_before,
             section_after,

@@ -252,6 +252,24 @@ fn every_kind_of_change_in_json() {
     assert_eq!(v["before"]["included_tokens"].as_i64(), Some(sum(&v1)));
     assert_eq!(v["after"]["included_tokens"].as_i64(), Some(sum(&v2)));
     assert_eq!(v["after"]["skipped_count"], v2["skipped_count"]);
+    // The budget used, as the reference counts it: path tokens + 5 and the
+    // text of every file included (tiktoken-rs counts the paths).
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let used = |scan: &Value| -> i64 {
+        scan["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["status"] != "skipped")
+            .map(|f| {
+                bpe.encode_ordinary(f["path"].as_str().unwrap()).len() as i64
+                    + 5
+                    + f["token_count"].as_i64().unwrap()
+            })
+            .sum()
+    };
+    assert_eq!(v["before"]["budget_used"].as_i64(), Some(used(&v1)));
+    assert_eq!(v["after"]["budget_used"].as_i64(), Some(used(&v2)));
     assert_eq!(v["max_total_tokens"].to_string(), flags[3]);
 }
 

@@ -186,8 +186,8 @@ impl Report<'_> {
     fn headline(&self) -> String {
         let (before, after) = (&self.diff.before, &self.diff.after);
         if self.diff.prompt_changed() {
-            let delta = after.section_tokens as i64 - before.section_tokens as i64;
-            format!("the prompt changes ({} tokens)", signed(delta))
+            let delta = after.budget_used - before.budget_used;
+            format!("the prompt changes (budget used {})", signed(delta))
         } else {
             "the prompt is unchanged".to_string()
         }
@@ -200,20 +200,20 @@ impl Report<'_> {
             (
                 "rule-file tokens",
                 format!(
-                    "{} → {} of {} ({})",
+                    "{} → {} ({})",
                     b.included_tokens,
                     a.included_tokens,
-                    self.diff.max_total_tokens,
                     signed(a.included_tokens - b.included_tokens)
                 ),
             ),
             (
-                "section tokens",
+                "budget used",
                 format!(
-                    "{} → {} ({})",
-                    b.section_tokens,
-                    a.section_tokens,
-                    signed(a.section_tokens as i64 - b.section_tokens as i64)
+                    "{} → {} of {} ({})",
+                    b.budget_used,
+                    a.budget_used,
+                    self.diff.max_total_tokens,
+                    signed(a.budget_used - b.budget_used)
                 ),
             ),
             (
