@@ -638,33 +638,11 @@ fn random_changes_match_the_oracle() {
     for (c, cfg) in configs.iter().enumerate() {
         for (r, root) in roots.iter().enumerate() {
             let cfg = cfg.to_str().unwrap();
-            let worktree = diff(
-                root,
-                &[
-                    "--format",
-                    "json",
-                    "-U",
-                    "1000000000",
-                    "--config",
-                    cfg,
-                    "--worktree",
-                    "HEAD",
-                ],
-            );
+            // Unbounded context: the unified diff holds both sections whole.
+            let whole = ["--format", "json", "-U", "1000000000", "--config", cfg];
+            let worktree = diff(root, &[&whole[..], &["--worktree", "HEAD"]].concat());
             commit(root, "two");
-            let revs = diff(
-                root,
-                &[
-                    "--format",
-                    "json",
-                    "-U",
-                    "1000000000",
-                    "--config",
-                    cfg,
-                    "HEAD~1",
-                    "HEAD",
-                ],
-            );
+            let revs = diff(root, &[&whole[..], &["HEAD~1", "HEAD"]].concat());
             ok(git(root).args(["reset", "-q", "--soft", "HEAD~1"]));
             let (old_render, new_render) = (&before[c].renders[r], &after[c].renders[r]);
             let (old, new) = (entries(&before[c].scans[r]), entries(&after[c].scans[r]));
