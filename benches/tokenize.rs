@@ -1,9 +1,10 @@
 // Benchmarks for `promptinclude::tokenize`: token counting on prose, code,
-// CJK, a 1 MB mixed text (single-threaded vs split-parallel), 100 KB
+// CJK (bpe-openai alone, the start-up engine, the loaded engine), a 1 MB
+// mixed text (single-threaded vs split-parallel), 100 KB
 // pathological runs of one character class, and the zero-load fast path.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use promptinclude::tokenize::{count_bpe, count_fast, count_large};
+use promptinclude::tokenize::{count_bpe, count_fast, count_hybrid, count_large};
 
 const PROSE: &str = "Always use tabs for indentation. Don't commit secrets; it's 2024 and \
     we've learned that the hard way. When in doubt, ask the user before deleting files, \
@@ -27,6 +28,9 @@ fn texts(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("fast", name), &text, |b, t| {
             b.iter(|| count_fast(black_box(t)))
         });
+        g.bench_with_input(BenchmarkId::new("hybrid", name), &text, |b, t| {
+            b.iter(|| count_hybrid(black_box(t)))
+        });
     }
     g.finish();
 }
@@ -43,6 +47,9 @@ fn megabyte(c: &mut Criterion) {
     g.sample_size(20);
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.bench_function("single", |b| b.iter(|| count_bpe(black_box(&text))));
+    g.bench_function("single_hybrid", |b| {
+        b.iter(|| count_hybrid(black_box(&text)))
+    });
     g.bench_function("parallel", |b| b.iter(|| count_large(black_box(&text))));
     g.finish();
 }

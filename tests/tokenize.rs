@@ -6,8 +6,8 @@
 //! parallel counting, trimming, and pathological runs.
 
 use promptinclude::tokenize::{
-    char_classes, count, count_bpe, count_fast, count_fast_uncached, count_large, cut_points,
-    is_cut, pieces, table_rank, table_tokens, trim, trim_counted,
+    char_classes, count, count_bpe, count_fast, count_fast_uncached, count_hybrid, count_large,
+    cut_points, is_cut, pieces, table_rank, table_tokens, trim, trim_counted,
 };
 use std::collections::HashSet;
 
@@ -203,6 +203,7 @@ fn random_strings_match_tiktoken() {
         let expected = tiktoken_count(&text);
         assert_eq!(count_fast(&text), expected, "fast: {text:?}");
         assert_eq!(count_bpe(&text), expected, "bpe: {text:?}");
+        assert_eq!(count_hybrid(&text), expected, "hybrid: {text:?}");
         assert_eq!(count(&text), expected, "count: {text:?}");
         compared += 1;
     }
@@ -260,6 +261,7 @@ fn random_code_points_match_tiktoken() {
         let expected = tiktoken_count(&text);
         assert_eq!(count_fast(&text), expected, "fast: {text:?}");
         assert_eq!(count_bpe(&text), expected, "bpe: {text:?}");
+        assert_eq!(count_hybrid(&text), expected, "hybrid: {text:?}");
     }
 }
 
@@ -315,6 +317,7 @@ fn repository_files_match_tiktoken() {
         };
         assert_eq!(count(&text), tiktoken_count(&text), "{}", f.display());
         assert_eq!(count_fast(&text), count_bpe(&text), "{}", f.display());
+        assert_eq!(count_hybrid(&text), count_bpe(&text), "{}", f.display());
         for line in text.lines().take(2000) {
             assert_eq!(count_fast(line), tiktoken_count(line), "{line:?}");
         }
@@ -329,6 +332,7 @@ fn python_fixtures() {
         let text = v["text"].as_str().unwrap();
         let expected = v["count"].as_u64().unwrap() as usize;
         assert_eq!(count_bpe(text), expected, "bpe: {text:?}");
+        assert_eq!(count_hybrid(text), expected, "hybrid: {text:?}");
         assert_eq!(count_fast(text), expected, "fast: {text:?}");
         assert_eq!(count(text), expected, "count: {text:?}");
         if text.len() > 4096 {
@@ -552,6 +556,7 @@ fn pathological_runs_match_tiktoken() {
         let text = u.repeat(20_000 / u.len());
         let expected = tiktoken_count(&text);
         assert_eq!(count_bpe(&text), expected, "run of {u:?}");
+        assert_eq!(count_hybrid(&text), expected, "hybrid, run of {u:?}");
         assert_eq!(count_fast(&text), expected, "run of {u:?}");
         assert_eq!(count_large(&text), expected, "run of {u:?}");
         // A run followed by a letter (the \s+(?!\S) back-off).

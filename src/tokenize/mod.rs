@@ -9,27 +9,35 @@
 //! quadratic time on shorter runs).
 //!
 //! Three engines, all exact (each is tested against `tiktoken-rs` and Python
-//! tiktoken in `tests/tokenize.rs`):
+//! tiktoken in `tests/tokenize.rs`). Two share a hand-written, regex-free
+//! cl100k pre-tokenizer (private module `fast`, tested piece for piece
+//! against bpe-openai's regex) and a per-thread cache of piece counts (rule
+//! files repeat their words); they differ in how a piece the cache does not
+//! hold is merged:
 //!
-//! * **bpe-openai** ([`bpe_openai::cl100k_base`]): linear time on any input
-//!   and fast, but its vocabulary is deserialised from an embedded blob on
-//!   first use, which costs ~25–30 ms — far more than the start-up of a whole
-//!   CLI run over a small directory.
-//! * **The start-up fast path** (private module `fast`): a hand-written,
-//!   regex-free cl100k pre-tokenizer plus tiktoken's own rank-merge BPE over a
-//!   zero-load table compiled into the binary (`tokenize/cl100k.bin`: the
-//!   vocabulary sorted by bytes, with ranks, and the `\p{L}` / `\p{N}` ranges
-//!   of the same Unicode tables bpe-openai's regex uses), with a per-thread
-//!   cache of piece counts (rule files repeat their words). Its first call
-//!   costs microseconds, but a piece it has not seen is slower to merge than
-//!   in bpe-openai, so it only serves small texts
-//!   until a byte budget ([`FAST_BUDGET`]) is used up (ski-rental: at most the
-//!   cost of one vocabulary load is spent before we pay for the load), and it
-//!   hands pieces longer than [`FAST_PIECE_MAX`] bytes to bpe-openai.
+//! * **The start-up engine** ([`count_fast`]): tiktoken's own rank-merge BPE
+//!   over a zero-load table compiled into the binary (`tokenize/cl100k.bin`:
+//!   the vocabulary sorted by bytes, with ranks, and the `\p{L}` / `\p{N}`
+//!   ranges of the same Unicode tables bpe-openai's regex uses). Its first
+//!   call costs microseconds, but a piece it has not seen is slower to merge
+//!   than in bpe-openai, so it only serves small texts until a byte budget
+//!   ([`FAST_BUDGET`]) is used up (ski-rental: at most the cost of one
+//!   vocabulary load is spent before we pay for the load), and it hands
+//!   pieces longer than [`FAST_PIECE_MAX`] bytes to bpe-openai.
+//! * **The loaded engine** ([`count_hybrid`]): bpe-openai's backtracking
+//!   encoder ([`bpe_openai::cl100k_base`]), linear time on any piece, whose
+//!   vocabulary is deserialised from an embedded blob on first use (~25–30
+//!   ms — far more than the start-up of a whole CLI run over a small
+//!   directory). bpe-openai's own `count` splits with a regex; splitting
+//!   with the hand-written pre-tokenizer instead halves the time of a large
+//!   text (no regex search, no regex-cache pool round trip per piece).
 //! * **Split-parallel counting** ([`count_large`]): a big text is cut at
 //!   positions where the pre-tokenizer provably starts a new piece (see
 //!   [`is_cut`]), so the sum of the chunk counts equals the whole count, and
-//!   the chunks are counted on the rayon pool.
+//!   the chunks are counted by the loaded engine on the rayon pool.
+//!
+//! [`count_bpe`] (bpe-openai alone, its regex included) is kept for tests
+//! and benchmarks as an independent engine.
 //!
 //! [`count`] picks the engine; every engine gives the same number.
 
@@ -85,8 +93,8 @@ fn use_fast(text: &str) -> bool {
 /// 0 for `""`.
 ///
 /// Texts of at least [`PARALLEL_MIN`] bytes go to [`count_large`]; small texts
-/// early in a process use the zero-load fast path; everything else uses
-/// bpe-openai. All paths give the same number, in linear time on any input
+/// early in a process use the zero-load start-up engine; everything else
+/// the loaded engine ([`count_hybrid`]). All paths give the same number, in linear time on any input
 /// (no quadratic blow-up on long runs of one character class). Never panics.
 pub fn count(text: &str) -> usize {
     if text.is_empty() {
@@ -96,7 +104,7 @@ pub fn count(text: &str) -> usize {
     } else if use_fast(text) {
         fast::count(text)
     } else {
-        bpe().count(text)
+        fast::count_loaded(text, bpe())
     }
 }
 
@@ -111,10 +119,10 @@ pub fn count_large(text: &str) -> usize {
     let tok = bpe();
     let cuts = cut_points(text, CHUNK);
     if cuts.len() <= 2 {
-        return tok.count(text);
+        return fast::count_loaded(text, tok);
     }
     cuts.par_windows(2)
-        .map(|w| tok.count(&text[w[0]..w[1]]))
+        .map(|w| fast::count_loaded(&text[w[0]..w[1]], tok))
         .sum()
 }
 
@@ -239,10 +247,18 @@ pub fn count_fast_uncached(text: &str) -> usize {
     fast::count_uncached(text)
 }
 
-/// Counts with bpe-openai only (loading its vocabulary on first use). Exposed
-/// for tests and benchmarks.
+/// Counts with bpe-openai only, its own regex pre-tokenizer included (loading
+/// its vocabulary on first use). Exposed for tests and benchmarks.
 pub fn count_bpe(text: &str) -> usize {
     bpe().count(text)
+}
+
+/// Counts the way [`count`] does once bpe-openai is loaded: the hand-written
+/// pre-tokenizer, the per-thread piece cache, and bpe-openai's encoder for
+/// pieces not in the cache (loading its vocabulary on first use). Exposed for
+/// tests and benchmarks.
+pub fn count_hybrid(text: &str) -> usize {
+    fast::count_loaded(text, bpe())
 }
 
 /// The pieces of `text` under the cl100k pre-tokenizer, as split by the
