@@ -12,6 +12,11 @@ Zero passes; `promptinclude.DEFAULT_CONFIG`, the CLI's default). Results are
 checked identical first (package == reference as Python objects; package ==
 CLI JSON). Times are wall-clock medians; the package and the reference run in
 this process, the CLI as a subprocess (start-up and JSON output included).
+With the walk's floor built (`cargo build --release --example syscall_floor`:
+the same directories listed with nothing but openat + getdents64 + close, on
+as many threads), it is timed too, and `reference / floor` is printed: the
+most any scanner that lists those directories could be ahead of the reference
+on this machine.
 Needs the reference (PYTHONPATH with ../shared/reference/agent-zero) and
 TIKTOKEN_CACHE_DIR as scripts/test-python sets them; without it, only the
 package and the CLI are compared.
@@ -84,6 +89,7 @@ def main():
     ap.add_argument("--work", default="/tmp/promptinclude-pybench")
     ap.add_argument("--bin", default=os.path.join(TARGET, "release", "promptinclude"))
     ap.add_argument("--gen", default=os.path.join(TARGET, "release", "examples", "gen_workload"))
+    ap.add_argument("--floor", default=os.path.join(TARGET, "release", "examples", "syscall_floor"))
     args = ap.parse_args()
     w1, listing = generate(args.gen, args.work)
     roots = open(listing).read().split()
@@ -96,6 +102,12 @@ def main():
     cli_w1 = [args.bin, "scan", w1]
     cli_w2 = [args.bin, "scan", "--roots-from", listing]
     run_cli = lambda cmd: (lambda: subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL))  # noqa: E731
+    has_floor = os.path.exists(args.floor)
+    if not has_floor:
+        print(f"no walk floor at {args.floor}; build it with "
+              "`cargo build --release --example syscall_floor`", file=sys.stderr)
+    floor_w1 = [args.floor, w1] if has_floor else None
+    floor_w2 = [args.floor, "--roots-from", listing] if has_floor else None
 
     # Same answers first (also warms caches).
     assert [pkg_w1()] == cli_results(cli_w1), "W1: package != CLI"
@@ -106,29 +118,34 @@ def main():
         assert pkg_w2() == [reference(r, **cfg) for r in roots], "W2: package != reference"
 
     rows = []
-    for name, pkg, cli, ref in [
-        ("W1 monorepo (1 root)", pkg_w1, cli_w1, (lambda: reference(w1, **cfg)) if reference else None),
+    for name, pkg, cli, ref, floor in [
+        ("W1 monorepo (1 root)", pkg_w1, cli_w1, (lambda: reference(w1, **cfg)) if reference else None,
+         floor_w1),
         ("W2 200 roots, scan_many", pkg_w2, cli_w2,
-         (lambda: [reference(r, **cfg) for r in roots]) if reference else None),
-        ("W2 200 roots, a loop of single calls", pkg_w2_loop, cli_w2, None),
+         (lambda: [reference(r, **cfg) for r in roots]) if reference else None, floor_w2),
+        ("W2 200 roots, a loop of single calls", pkg_w2_loop, cli_w2, None, None),
     ]:
         # Interleaved, so that load from elsewhere hits every side alike.
-        times = {"ref": [], "pkg": [], "cli": []}
+        times = {"ref": [], "pkg": [], "cli": [], "floor": []}
         for i in range(args.runs):
             if ref and i < max(1, args.runs // 2):
                 times["ref"].append(timed(ref, 1))
             times["pkg"].append(timed(pkg, 1))
             times["cli"].append(timed(run_cli(cli), 1))
+            if floor:
+                times["floor"].append(timed(run_cli(floor), 1))
         med = {k: statistics.median(v) if v else None for k, v in times.items()}
-        rows.append((name, med["ref"], med["pkg"], med["cli"]))
+        rows.append((name, med["ref"], med["pkg"], med["cli"], med["floor"]))
 
-    print(f"| workload | identical | reference | package | CLI | reference / package | package / CLI |")
-    print(f"|---|---|---|---|---|---|---|")
-    for name, t_ref, t_pkg, t_cli in rows:
-        ref = f"{t_ref * 1000:.0f} ms" if t_ref else "–"
-        ratio = f"{t_ref / t_pkg:.1f}×" if t_ref else "–"
-        print(f"| {name} | yes | {ref} | {t_pkg * 1000:.1f} ms | {t_cli * 1000:.1f} ms | "
-              f"{ratio} | {t_pkg / t_cli:.2f}× |")
+    ms = lambda t, digits=1: f"{t * 1000:.{digits}f} ms" if t else "–"  # noqa: E731
+    ratio = lambda a, b, digits=1: f"{a / b:.{digits}f}×" if a and b else "–"  # noqa: E731
+    print("| workload | identical | reference | package | CLI | walk floor | reference / package "
+          "| reference / floor | package / floor | package / CLI |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, t_ref, t_pkg, t_cli, t_floor in rows:
+        print(f"| {name} | yes | {ms(t_ref, 0)} | {ms(t_pkg)} | {ms(t_cli)} | {ms(t_floor)} "
+              f"| {ratio(t_ref, t_pkg)} | {ratio(t_ref, t_floor)} | {ratio(t_pkg, t_floor, 2)} "
+              f"| {ratio(t_pkg, t_cli, 2)} |")
 
 
 if __name__ == "__main__":
