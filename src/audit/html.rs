@@ -178,81 +178,11 @@ impl HtmlReport {
         self.index += 1;
         self.note(index, audit);
         let mut h = String::with_capacity(2048);
-        let t = &audit.totals;
-        let max = audit.config.max_total_tokens.to_f64();
-        let _ = write!(h, "<section class=root id=r{index}><h2>");
-        push_escaped(&mut h, &audit.root);
-        h.push_str("</h2><p class=abs>");
-        if audit.abs_root != audit.root {
-            push_escaped(&mut h, &audit.abs_root);
-            h.push_str(" · ");
-        }
-        h.push_str("config: ");
-        push_escaped(&mut h, &audit.config_source.describe());
-        let _ = write!(
-            h,
-            "</p><p>budget used <b>{}</b> of {} ({}) · tokens included {} of {} counted · rule files {} · warnings {}</p>",
-            t.budget_used,
-            audit.config.max_total_tokens,
-            percent(t.budget_share),
-            t.tokens_included,
-            t.tokens_counted,
-            t.rule_files,
-            t.warnings,
-        );
-        if !audit.is_dir {
-            h.push_str("<p class=bad>not a directory: nothing is included</p>");
-        }
-        push_bar(&mut h, audit, max);
-        if !audit.files.is_empty() {
-            h.push_str(
-                "<div class=tw><table class=\"sortable files\"><caption>Rule files</caption>\
-                 <thead><tr><th scope=col>Status<th scope=col>Counted<th scope=col>Included\
-                 <th scope=col>Share<th scope=col>File<tbody>",
-            );
-            for f in &audit.files {
-                let included = matches!(f.status, FileStatus::Ok | FileStatus::Cropped);
-                let _ = write!(
-                    h,
-                    "<tr class={}><td>{}<td>{}",
-                    status_class(f.status),
-                    f.status.as_str(),
-                    f.tokens_counted.map_or("-".to_string(), |n| n.to_string()),
-                );
-                if included {
-                    let _ = write!(
-                        h,
-                        "<td>{}<td>{}",
-                        f.tokens_included,
-                        percent(f.budget_share)
-                    );
-                } else {
-                    h.push_str("<td>-<td>-");
-                }
-                h.push_str("<td class=path>");
-                push_escaped(&mut h, relative(&f.path, &audit.abs_root));
-            }
-            h.push_str("</table></div>");
-        } else {
-            h.push_str("<p>no rule files</p>");
-        }
-        if !audit.warnings.is_empty() {
-            h.push_str("<ul class=warn aria-label=warnings>");
-            for w in &audit.warnings {
-                let _ = write!(h, "<li><code>{}</code> ", w.kind.as_str());
-                if let Some(path) = &w.path {
-                    h.push_str("<span class=path>");
-                    push_escaped(&mut h, relative(path, &audit.abs_root));
-                    if let Some(line) = w.line {
-                        let _ = write!(h, ":{line}");
-                    }
-                    h.push_str("</span>: ");
-                }
-                push_escaped(&mut h, &w.message);
-                h.push_str("</li>");
-            }
-            h.push_str("</ul>");
-        }
+        let _ = write!(h, "<section class=root id=r{index}>");
+        push_root_header(&mut h, audit);
+        push_bar(&mut h, audit, audit.config.max_total_tokens.to_f64());
+        push_file_table(&mut h, audit);
+        push_warning_list(&mut h, audit);
         if let (true, Some(section)) = (self.options.include_content, section) {
             let _ = write!(
                 h,
@@ -426,11 +356,21 @@ impl HtmlReport {
         );
     }
 
+    /// The "Across roots" section: roots by budget used, the most common
+    /// warnings and the biggest files.
     fn push_across(&self, h: &mut String) {
         h.push_str(
             "<section id=\"across\" aria-labelledby=\"ac-h\"><h2 id=\"ac-h\">Across roots</h2>",
         );
-        // Roots by budget used (the top ones; every root is below).
+        self.push_roots_by_budget(h);
+        self.push_warning_kinds(h);
+        self.push_biggest(h);
+        h.push_str("</section>");
+    }
+
+    /// The table of the roots that use the most budget (the top ones; every
+    /// root is below).
+    fn push_roots_by_budget(&self, h: &mut String) {
         let mut order: Vec<&RootLine> = self.lines.iter().collect();
         order.sort_by(|a, b| {
             b.budget_used
@@ -467,7 +407,10 @@ impl HtmlReport {
             );
         }
         h.push_str("</tbody></table></div>");
-        // Warnings by kind, most common first.
+    }
+
+    /// The table of warnings by kind, most common first.
+    fn push_warning_kinds(&self, h: &mut String) {
         let mut kinds: Vec<(&&str, &(usize, usize))> = self.kinds.iter().collect();
         kinds.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
         h.push_str(
@@ -486,7 +429,10 @@ impl HtmlReport {
             );
         }
         h.push_str("</tbody></table></div>");
-        // The biggest files.
+    }
+
+    /// The table of the biggest rule files (tokens counted).
+    fn push_biggest(&self, h: &mut String) {
         h.push_str(
             "<div class=\"tw\"><table class=\"sortable\" id=\"biggest\"><caption>Biggest rule files (tokens counted)</caption>\
              <thead><tr><th scope=\"col\"><button type=\"button\">File</button></th>\
@@ -512,8 +458,96 @@ impl HtmlReport {
                 b.included
             );
         }
-        h.push_str("</tbody></table></div></section>");
+        h.push_str("</tbody></table></div>");
     }
+}
+
+/// A root's heading, where it is and which configuration applied, and its
+/// totals (and that nothing is included when it is not a directory).
+fn push_root_header(h: &mut String, audit: &RootAudit) {
+    let t = &audit.totals;
+    h.push_str("<h2>");
+    push_escaped(h, &audit.root);
+    h.push_str("</h2><p class=abs>");
+    if audit.abs_root != audit.root {
+        push_escaped(h, &audit.abs_root);
+        h.push_str(" · ");
+    }
+    h.push_str("config: ");
+    push_escaped(h, &audit.config_source.describe());
+    let _ = write!(
+        h,
+        "</p><p>budget used <b>{}</b> of {} ({}) · tokens included {} of {} counted · rule files {} · warnings {}</p>",
+        t.budget_used,
+        audit.config.max_total_tokens,
+        percent(t.budget_share),
+        t.tokens_included,
+        t.tokens_counted,
+        t.rule_files,
+        t.warnings,
+    );
+    if !audit.is_dir {
+        h.push_str("<p class=bad>not a directory: nothing is included</p>");
+    }
+}
+
+/// The table of a root's rule files (or "no rule files").
+fn push_file_table(h: &mut String, audit: &RootAudit) {
+    if audit.files.is_empty() {
+        h.push_str("<p>no rule files</p>");
+        return;
+    }
+    h.push_str(
+        "<div class=tw><table class=\"sortable files\"><caption>Rule files</caption>\
+         <thead><tr><th scope=col>Status<th scope=col>Counted<th scope=col>Included\
+         <th scope=col>Share<th scope=col>File<tbody>",
+    );
+    for f in &audit.files {
+        let included = matches!(f.status, FileStatus::Ok | FileStatus::Cropped);
+        let _ = write!(
+            h,
+            "<tr class={}><td>{}<td>{}",
+            status_class(f.status),
+            f.status.as_str(),
+            f.tokens_counted.map_or("-".to_string(), |n| n.to_string()),
+        );
+        if included {
+            let _ = write!(
+                h,
+                "<td>{}<td>{}",
+                f.tokens_included,
+                percent(f.budget_share)
+            );
+        } else {
+            h.push_str("<td>-<td>-");
+        }
+        h.push_str("<td class=path>");
+        push_escaped(h, relative(&f.path, &audit.abs_root));
+    }
+    h.push_str("</table></div>");
+}
+
+/// A root's warnings as a list, paths relative to the root (nothing when
+/// there are none).
+fn push_warning_list(h: &mut String, audit: &RootAudit) {
+    if audit.warnings.is_empty() {
+        return;
+    }
+    h.push_str("<ul class=warn aria-label=warnings>");
+    for w in &audit.warnings {
+        let _ = write!(h, "<li><code>{}</code> ", w.kind.as_str());
+        if let Some(path) = &w.path {
+            h.push_str("<span class=path>");
+            push_escaped(h, relative(path, &audit.abs_root));
+            if let Some(line) = w.line {
+                let _ = write!(h, ":{line}");
+            }
+            h.push_str("</span>: ");
+        }
+        push_escaped(h, &w.message);
+        h.push_str("</li>");
+    }
+    h.push_str("</ul>");
 }
 
 /// The stacked bar of a root's budget: each included file's share (its path

@@ -6,12 +6,14 @@
 //! them and decides the exit status.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, Record, RootAudit};
 use promptinclude::batch::Batch;
+use promptinclude::RootError;
 use serde::Serialize;
 
 use super::args::{AuditArgs, FailOn};
@@ -97,19 +99,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     init_threads(args.roots.threads)?;
     let batch = Batch::plan(&roots, &resolver)?;
     let gates = Gates::new(args);
-    let paint = Paint(!args.json && use_color(args.color));
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     let mut summary = Summary::default();
     let mut status = ExitStatus::Success;
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
-    // The HTML page: each root's part goes to a temporary file as it comes
-    // (bounded memory); the overview, written first, needs all of them.
-    let mut html = match &args.html {
-        Some(path) => Some(HtmlParts::new(path, args.html_include_content)?),
-        None => None,
-    };
+    let mut output = AuditOutput::new(args)?;
     let with_content = args.html_include_content;
     batch.run(
         |_, planned, scanner| {
@@ -125,17 +119,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                 Err(error) => {
                     status = status.merge(report_root_error(&planned.root, &error));
                     summary.errors += 1;
-                    let root = planned.root.to_string_lossy();
-                    write_result = if args.json {
-                        write_record(&mut out, "error", &ErrorRecord::new(&planned.root, &error))
-                    } else {
-                        writeln!(out, "{root}\n  error: {error}\n")
-                    };
-                    if let (Ok(()), Some(html)) = (&write_result, &mut html) {
-                        write_result =
-                            html.report
-                                .write_error(&mut html.body, &root, &error.to_string());
-                    }
+                    write_result = output.write_error(&planned.root, &error);
                     progress.tick(i + 1);
                     return write_result.is_ok();
                 }
@@ -145,32 +129,89 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
             }
             summary.add(&report);
             summary.failures.extend(gates.check(&report));
-            write_result = if args.json {
-                write_record(&mut out, "root", &report)
-            } else {
-                write_report(&mut out, &report, paint)
-            };
-            if let (Ok(()), Some(html)) = (&write_result, &mut html) {
-                write_result = html
-                    .report
-                    .write_root(&mut html.body, &report, section.as_deref());
-            }
+            write_result = output.write_root(&report, section.as_deref());
             progress.tick(i + 1);
             write_result.is_ok()
         },
     );
     progress.finish();
     write_result?;
-    if args.json {
-        write_record(&mut out, "summary", &summary)?;
-    } else {
-        write_summary(&mut out, &summary, paint)?;
-    }
-    out.flush()?;
-    if let (Some(html), Some(path)) = (html, &args.html) {
-        html.finish(path)?;
-    }
+    output.finish(&summary)?;
     Ok(status.merge(report_failures(&summary)))
+}
+
+/// Where the audit goes: stdout (the readable report or JSON Lines) and,
+/// with --html, the page.
+struct AuditOutput {
+    /// The HTML page: each root's part goes to a temporary file as it comes
+    /// (bounded memory); the overview, written first, needs all of them.
+    html: Option<HtmlParts>,
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    json: bool,
+    paint: Paint,
+}
+
+impl AuditOutput {
+    /// The outputs `args` ask for (the page's temporary file is created here).
+    fn new(args: &AuditArgs) -> Result<AuditOutput> {
+        let paint = Paint(!args.json && use_color(args.color));
+        let out = std::io::BufWriter::new(std::io::stdout().lock());
+        let html = match &args.html {
+            Some(path) => Some(HtmlParts::new(path, args.html_include_content)?),
+            None => None,
+        };
+        Ok(AuditOutput {
+            html,
+            out,
+            json: args.json,
+            paint,
+        })
+    }
+
+    /// Writes a root that could not be audited: on stdout, then (if that
+    /// worked) in the page.
+    fn write_error(&mut self, given: &Path, error: &RootError) -> std::io::Result<()> {
+        let root = given.to_string_lossy();
+        if self.json {
+            write_record(&mut self.out, "error", &ErrorRecord::new(given, error))?;
+        } else {
+            writeln!(self.out, "{root}\n  error: {error}\n")?;
+        }
+        match &mut self.html {
+            Some(html) => html
+                .report
+                .write_error(&mut html.body, &root, &error.to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes one root's report: on stdout, then (if that worked) in the page.
+    fn write_root(&mut self, report: &RootAudit, section: Option<&str>) -> std::io::Result<()> {
+        if self.json {
+            write_record(&mut self.out, "root", report)?;
+        } else {
+            write_report(&mut self.out, report, self.paint)?;
+        }
+        match &mut self.html {
+            Some(html) => html.report.write_root(&mut html.body, report, section),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the summary over all roots and flushes stdout, then writes the
+    /// page in its place.
+    fn finish(mut self, summary: &Summary) -> Result<()> {
+        if self.json {
+            write_record(&mut self.out, "summary", summary)?;
+        } else {
+            write_summary(&mut self.out, summary, self.paint)?;
+        }
+        self.out.flush()?;
+        if let Some(html) = self.html {
+            html.finish()?;
+        }
+        Ok(())
+    }
 }
 
 /// Prints one stderr line per gate failure; `Problems` if there is any.
@@ -190,29 +231,32 @@ pub fn report_failures(summary: &Summary) -> ExitStatus {
 
 /// The HTML page in the making: its roots' parts in a temporary file.
 struct HtmlParts {
+    path: PathBuf,
     report: HtmlReport,
     body: std::io::BufWriter<std::fs::File>,
     tracked: interrupt::Tracked,
 }
 
 impl HtmlParts {
-    fn new(path: &std::path::Path, include_content: bool) -> Result<HtmlParts> {
+    /// The page to be written to `path`, its temporary file created.
+    fn new(path: &Path, include_content: bool) -> Result<HtmlParts> {
         let temp = temp_beside(path, "-roots");
         let (file, tracked) = interrupt::create_file(&temp)
             .with_context(|| format!("cannot write {}", temp.display()))?;
         Ok(HtmlParts {
+            path: path.to_path_buf(),
             report: HtmlReport::new(HtmlOptions { include_content }),
             body: std::io::BufWriter::with_capacity(1 << 16, file),
             tracked,
         })
     }
 
-    /// Writes the page to `path` atomically; the temporary goes away.
-    fn finish(mut self, path: &std::path::Path) -> Result<()> {
+    /// Writes the page to its path atomically; the temporary goes away.
+    fn finish(mut self) -> Result<()> {
         self.body.flush()?;
         let mut roots = std::io::BufReader::new(std::fs::File::open(self.tracked.path())?);
         let report = self.report;
-        write_atomic_with(path, |out| report.finish(&mut &mut *out, &mut roots))?;
+        write_atomic_with(&self.path, |out| report.finish(&mut &mut *out, &mut roots))?;
         drop(self.tracked);
         Ok(())
     }

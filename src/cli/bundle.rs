@@ -14,10 +14,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use promptinclude::batch::Batch;
+use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::bundle::{
     bundle_root_at, verify_root, Manifest, ManifestError, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
+use promptinclude::Scanner;
 
 use super::args::{BundleArgs, VerifyArgs};
 use super::atomic::TEMP_PREFIX;
@@ -263,27 +264,9 @@ fn exchange(_: &Path, _: &Path) -> Result<bool> {
 /// `promptinclude verify`.
 pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
     init_threads(args.threads)?;
-    let (dir, manifest_path) = if args.dir.is_dir() {
-        (args.dir.clone(), args.dir.join(MANIFEST_FILE))
-    } else {
-        let dir = args
-            .dir
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        (dir, args.dir.clone())
-    };
+    let (dir, manifest_path) = locate_bundle(&args.dir);
     let manifest = read_manifest(&manifest_path)?;
-    // Roots that failed when bundled are checked again too: still failing
-    // is an error, scanning now makes them stale.
-    let abs_roots: Vec<PathBuf> = manifest
-        .roots
-        .iter()
-        .map(|r| PathBuf::from(&r.abs_root))
-        .chain(manifest.errors.iter().map(|e| PathBuf::from(&e.abs_root)))
-        .collect();
-    let bundled = manifest.roots.len();
+    let abs_roots = roots_to_verify(&manifest);
     let batch = Batch::plan(&abs_roots, &manifest.settings)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -292,21 +275,7 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
     let mut write_result = Ok(());
     let mut progress = Progress::new(abs_roots.len());
     batch.run(
-        |i, planned, scanner| {
-            Ok(match manifest.roots.get(i) {
-                Some(entry) => verify_root(
-                    entry,
-                    &planned.source,
-                    scanner,
-                    &dir,
-                    manifest.rev.as_deref(),
-                ),
-                None => vec![format!(
-                    "not in the bundle (it failed when bundled: {}), and scans now",
-                    manifest.errors[i - bundled].error
-                )],
-            })
-        },
+        |i, planned, scanner| Ok(stale_reasons(&manifest, &dir, i, planned, scanner)),
         |i, planned, reasons| {
             progress.tick(i + 1);
             let reasons = match reasons {
@@ -342,4 +311,55 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
     } else {
         ExitStatus::Success
     }))
+}
+
+/// The bundle directory and its manifest's path, from `path`: a bundle
+/// directory or its manifest file.
+fn locate_bundle(path: &Path) -> (PathBuf, PathBuf) {
+    if path.is_dir() {
+        return (path.to_path_buf(), path.join(MANIFEST_FILE));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    (dir, path.to_path_buf())
+}
+
+/// The absolute roots to scan again: the bundled ones, then those that
+/// failed when bundled (still failing is an error, scanning now makes
+/// them stale).
+fn roots_to_verify(manifest: &Manifest) -> Vec<PathBuf> {
+    manifest
+        .roots
+        .iter()
+        .map(|r| PathBuf::from(&r.abs_root))
+        .chain(manifest.errors.iter().map(|e| PathBuf::from(&e.abs_root)))
+        .collect()
+}
+
+/// Why root `i` of [`roots_to_verify`] is stale (nothing if it is not):
+/// a bundled root is compared with its artifacts in `dir`, a root that
+/// failed when bundled is stale because it scans now.
+fn stale_reasons(
+    manifest: &Manifest,
+    dir: &Path,
+    i: usize,
+    planned: &PlannedRoot,
+    scanner: &Scanner,
+) -> Vec<String> {
+    match manifest.roots.get(i) {
+        Some(entry) => verify_root(
+            entry,
+            &planned.source,
+            scanner,
+            dir,
+            manifest.rev.as_deref(),
+        ),
+        None => vec![format!(
+            "not in the bundle (it failed when bundled: {}), and scans now",
+            manifest.errors[i - manifest.roots.len()].error
+        )],
+    }
 }

@@ -402,14 +402,13 @@ fn merge_render(args: &MergeDirArgs) -> Result<ExitStatus> {
     Ok(status)
 }
 
-/// `merge bundle`: the artifacts and one manifest.json.
-fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
-    let roots = read_roots_file(&args.inputs.roots_from)?;
-    let mut manifests = Vec::new();
-    for dir in &args.dirs {
+/// The manifests of the bundles in `dirs`, in their order; fails unless all
+/// were written by the same tool version with the same settings and revision.
+fn read_matching_manifests(dirs: &[PathBuf]) -> Result<Vec<Manifest>> {
+    let mut manifests: Vec<Manifest> = Vec::new();
+    for dir in dirs {
         let manifest = read_manifest(&dir.join(MANIFEST_FILE))?;
         if let Some(first) = manifests.first() {
-            let first: &Manifest = first;
             let same = first.tool_version == manifest.tool_version
                 && first.rev == manifest.rev
                 && serde_json::to_value(&first.settings)?
@@ -419,12 +418,56 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
                     "{}: written by another tool version or with other settings than {} \
                      (the shards of one run share both)",
                     dir.join(MANIFEST_FILE).display(),
-                    args.dirs[0].join(MANIFEST_FILE).display()
+                    dirs[0].join(MANIFEST_FILE).display()
                 );
             }
         }
         manifests.push(manifest);
     }
+    Ok(manifests)
+}
+
+/// The bundles to merge as [`Source`]s: per bundle, its bundled roots and,
+/// apart, its failed roots (each list is merged on its own).
+struct BundleSources {
+    roots: Vec<ListSource<ManifestRoot>>,
+    errors: Vec<ListSource<ManifestError>>,
+}
+
+impl BundleSources {
+    /// The sources of `manifests`, `manifests[k]` read from `dirs[k]`.
+    fn new(dirs: &[PathBuf], manifests: Vec<Manifest>) -> BundleSources {
+        let mut sources = BundleSources {
+            roots: Vec::new(),
+            errors: Vec::new(),
+        };
+        for (dir, manifest) in dirs.iter().zip(manifests) {
+            let place = dir.join(MANIFEST_FILE).display().to_string();
+            sources.roots.push(ListSource {
+                place: place.clone(),
+                items: manifest
+                    .roots
+                    .into_iter()
+                    .map(|r| (r.root.clone(), r))
+                    .collect(),
+            });
+            sources.errors.push(ListSource {
+                place,
+                items: manifest
+                    .errors
+                    .into_iter()
+                    .map(|e| (e.root.clone(), e))
+                    .collect(),
+            });
+        }
+        sources
+    }
+}
+
+/// `merge bundle`: the artifacts and one manifest.json.
+fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
+    let roots = read_roots_file(&args.inputs.roots_from)?;
+    let manifests = read_matching_manifests(&args.dirs)?;
     let Some(first) = manifests.first() else {
         bail!("no bundle to merge");
     };
@@ -433,27 +476,7 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
         first.tool_version.clone(),
         first.rev.clone(),
     );
-    let mut root_sources = Vec::new();
-    let mut error_sources = Vec::new();
-    for (dir, manifest) in args.dirs.iter().zip(manifests) {
-        let place = dir.join(MANIFEST_FILE).display().to_string();
-        root_sources.push(ListSource {
-            place: place.clone(),
-            items: manifest
-                .roots
-                .into_iter()
-                .map(|r| (r.root.clone(), r))
-                .collect(),
-        });
-        error_sources.push(ListSource {
-            place,
-            items: manifest
-                .errors
-                .into_iter()
-                .map(|e| (e.root.clone(), e))
-                .collect(),
-        });
-    }
+    let mut sources = BundleSources::new(&args.dirs, manifests);
     let list = &args.inputs.roots_from;
     let mut status = ExitStatus::Success;
     write_bundle(&args.out, |temp| {
@@ -463,7 +486,7 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
         interleave(
             list,
             &roots,
-            &mut root_sources,
+            &mut sources.roots,
             true,
             |k, entry: ManifestRoot| {
                 copy_artifact(&args.dirs[k], temp, &entry.section)?;
@@ -473,7 +496,7 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
             },
         )?;
         let mut errors: Vec<ManifestError> = Vec::new();
-        interleave(list, &roots, &mut error_sources, true, |_, e| {
+        interleave(list, &roots, &mut sources.errors, true, |_, e| {
             errors.push(e);
             Ok(())
         })?;
