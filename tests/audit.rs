@@ -2,7 +2,7 @@
 //! tree and checked through the binary; the JSON numbers must equal the
 //! scan's, over a 200-root batch too.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;

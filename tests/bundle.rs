@@ -2,7 +2,7 @@
 //! `scan`, the manifest's digests are of the bytes on disk, replacement is
 //! whole, and verify names exactly the roots whose sources changed.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

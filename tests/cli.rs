@@ -1,6 +1,6 @@
 //! The command line's contract: outputs, errors and exit codes.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::Write;

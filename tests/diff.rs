@@ -11,7 +11,7 @@
 //! Knobs: PROMPTINCLUDE_DIFF_REPOS (random repositories, default 16),
 //! PROMPTINCLUDE_DIFF_SEED (default 5).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

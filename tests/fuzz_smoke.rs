@@ -9,7 +9,7 @@
 //! may set 30), PROMPTINCLUDE_FUZZ_SEED (default 1). Long runs: see
 //! `docs/fuzzing.md`.
 
-mod common;
+use crate::common;
 #[path = "../fuzz/src/lib.rs"]
 mod targets;
 

@@ -14,7 +14,7 @@
 //! PROMPTINCLUDE_GIT_CONFIGS (default 4), PROMPTINCLUDE_GIT_SEED (default 7).
 //! Runs with `cargo test --release --test git_rev`.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::fs;

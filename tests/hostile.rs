@@ -4,9 +4,8 @@
 //!
 //! The guarantees these tests pin down are listed in `docs/guarantees.md`.
 
-#[path = "support/child.rs"]
-mod child;
-mod common;
+use crate::child;
+use crate::common;
 
 use std::ffi::{CString, OsStr};
 use std::fs;

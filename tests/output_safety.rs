@@ -3,9 +3,8 @@
 //!
 //! The guarantees these tests pin down are listed in `docs/guarantees.md`.
 
-#[path = "support/child.rs"]
-mod child;
-mod common;
+use crate::child;
+use crate::common;
 
 use std::fs;
 use std::io::{BufRead, BufReader};

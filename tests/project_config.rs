@@ -2,7 +2,7 @@
 //! profiles, `--no-project-config`, and the flags on top, for scan, render,
 //! audit and bundle.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -8,7 +8,7 @@
 //!
 //! Knob: PROPTEST_CASES (default 48 per property).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -10,9 +10,8 @@
 //! `PROMPTINCLUDE_HEAVY=1` they are the issue's: a 200 MB rule file and a
 //! million rule files.
 
-#[path = "support/child.rs"]
-mod child;
-mod common;
+use crate::child;
+use crate::common;
 
 use std::fs;
 use std::io::Write;
@@ -66,6 +65,26 @@ fn write_rule_text(path: &Path, size: u64) {
         let n = (size - written).min(block.len() as u64) as usize;
         file.write_all(&block.as_bytes()[..n]).unwrap();
         written += n as u64;
+    }
+    file.flush().unwrap();
+}
+
+/// Writes `size` bytes of made-up words, almost none repeated, so counting
+/// them is real byte-pair work (the tokenizer remembers pieces it has seen,
+/// which makes [`write_rule_text`]'s repeated block cheap to count).
+fn write_unique_words(path: &Path, size: u64) {
+    let mut rng = common::Rng::new(0x5eed);
+    let mut file = std::io::BufWriter::new(fs::File::create(path).unwrap());
+    let mut written = 0u64;
+    let mut word = Vec::with_capacity(16);
+    while written < size {
+        word.clear();
+        for _ in 0..4 + rng.below(9) {
+            word.push(b'a' + rng.below(26) as u8);
+        }
+        word.push(if rng.chance(10) { b'\n' } else { b' ' });
+        file.write_all(&word).unwrap();
+        written += word.len() as u64;
     }
     file.flush().unwrap();
 }
@@ -201,7 +220,7 @@ fn pty() -> (std::fs::File, std::os::fd::OwnedFd) {
 fn a_runaway_root_shows_progress_on_a_terminal() {
     use std::io::Read;
     let dir = tempfile::tempdir().unwrap();
-    write_rule_text(&dir.path().join("big.promptinclude.md"), 60 * MIB);
+    write_unique_words(&dir.path().join("big.promptinclude.md"), 60 * MIB);
     let (mut master, slave) = pty();
     let mut cmd = Command::new(common::binary());
     cmd.arg("scan").arg(dir.path());
