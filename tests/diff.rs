@@ -44,21 +44,11 @@ fn write(path: &Path, text: &str) {
 /// A repository with tags `v1` and `v2` that between them hold every kind
 /// of change: `a` changed, `b` removed, `d` added, `docs/c` grown past the
 /// per-file cap (ok → cropped), `z` pushed out of the total budget
-/// (cropped → skipped), and an ignored file changed (not listed). Made at
-/// `at` (a fixed path keeps token counts of paths, and so snapshots, the
-/// same everywhere) or in a new temporary directory.
-fn kinds_repo(at: Option<&Path>) -> (Option<tempfile::TempDir>, PathBuf) {
-    let (guard, repo) = match at {
-        Some(path) => {
-            let _ = fs::remove_dir_all(path);
-            (None, path.to_path_buf())
-        }
-        None => {
-            let dir = tempfile::tempdir().unwrap();
-            let repo = dir.path().join("repo");
-            (Some(dir), repo)
-        }
-    };
+/// (cropped → skipped), and an ignored file changed (not listed); in a new
+/// temporary directory (the guard), at `repo` inside it.
+fn kinds_repo() -> (tempfile::TempDir, PathBuf) {
+    let guard = tempfile::tempdir().unwrap();
+    let repo = guard.path().join("repo");
     fs::create_dir_all(&repo).unwrap();
     ok(git(&repo).args(["init", "-q"]));
     write(&repo.join("a.promptinclude.md"), "Use tabs.\n");
@@ -133,8 +123,37 @@ fn with_budget(repo: &Path, head: &[&str]) -> Vec<String> {
     all
 }
 
-fn check_snapshot(name: &str, actual: &str, root: &Path) {
-    let normalized = actual.replace(&root.display().to_string(), "<ROOT>");
+/// What a snapshot must not hold: the root, and the budget figures of a diff
+/// of `base` and `head` (they count the tokens of absolute paths, so they
+/// depend on where the temporary directory is), taken from its JSON form.
+fn volatile(repo: &Path, base: &str, head: &str) -> Vec<(String, &'static str)> {
+    let v = json(&diff(
+        repo,
+        &with_budget(repo, &["--format", "json", base, head]),
+    ));
+    let before = v["before"]["budget_used"].as_i64().unwrap();
+    let after = v["after"]["budget_used"].as_i64().unwrap();
+    let max = v["max_total_tokens"].as_i64().unwrap();
+    let delta = match after - before {
+        d if d > 0 => format!("+{d}"),
+        d => d.to_string(),
+    };
+    vec![
+        (repo.display().to_string(), "<ROOT>"),
+        (
+            format!("{before} → {after} of {max} ({delta})"),
+            "<BEFORE> → <AFTER> of <MAX> (<DELTA>)",
+        ),
+        (format!("(budget used {delta})"), "(budget used <DELTA>)"),
+    ]
+}
+
+fn check_snapshot(name: &str, actual: &str, volatile: &[(String, &str)]) {
+    let normalized = volatile
+        .iter()
+        .fold(actual.to_string(), |text, (value, placeholder)| {
+            text.replace(value, placeholder)
+        });
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots/diff")
         .join(name);
@@ -163,7 +182,7 @@ fn json(out: &Output) -> Value {
 
 #[test]
 fn every_kind_of_change_in_json() {
-    let (_dir, repo) = kinds_repo(None);
+    let (_dir, repo) = kinds_repo();
     let flags = budget(&repo);
     let out = diff(
         &repo,
@@ -275,15 +294,17 @@ fn every_kind_of_change_in_json() {
 
 #[test]
 fn text_and_markdown_snapshots() {
-    let (_dir, repo) = kinds_repo(Some(Path::new("/tmp/promptinclude-test-diff/repo")));
+    let (_dir, repo) = kinds_repo();
+    let changed = volatile(&repo, "v1", "v2");
     for (format, name) in [("text", "kinds.txt"), ("markdown", "kinds.md")] {
         let out = diff(
             &repo,
             &with_budget(&repo, &["--format", format, "v1", "v2"]),
         );
         assert_eq!(out.status.code(), Some(1), "{out:?}");
-        check_snapshot(name, &String::from_utf8(out.stdout).unwrap(), &repo);
+        check_snapshot(name, &String::from_utf8(out.stdout).unwrap(), &changed);
     }
+    let unchanged = volatile(&repo, "v2", "v2");
     let out = diff(
         &repo,
         &with_budget(&repo, &["--format", "markdown", "v2", "v2"]),
@@ -292,20 +313,20 @@ fn text_and_markdown_snapshots() {
     check_snapshot(
         "unchanged.md",
         &String::from_utf8(out.stdout).unwrap(),
-        &repo,
+        &unchanged,
     );
     let out = diff(&repo, &with_budget(&repo, &["v2", "v2"]));
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     check_snapshot(
         "unchanged.txt",
         &String::from_utf8(out.stdout).unwrap(),
-        &repo,
+        &unchanged,
     );
 }
 
 #[test]
 fn colour_only_when_asked() {
-    let (_dir, repo) = kinds_repo(None);
+    let (_dir, repo) = kinds_repo();
     let plain = diff(&repo, &with_budget(&repo, &["v1", "v2"]));
     assert!(!plain.stdout.contains(&0x1b));
     let coloured = diff(
@@ -350,7 +371,7 @@ fn long_markdown_diffs_collapse_and_fences_outrun_rule_text() {
 
 #[test]
 fn worktree_sees_modified_and_untracked_files() {
-    let (_dir, repo) = kinds_repo(None);
+    let (_dir, repo) = kinds_repo();
     write(
         &repo.join("a.promptinclude.md"),
         "Use spaces, eight of them.\n",
@@ -391,8 +412,8 @@ fn worktree_sees_modified_and_untracked_files() {
 
 #[test]
 fn errors_exit_2_and_say_where() {
-    let (guard, repo) = kinds_repo(None);
-    let dir = guard.as_ref().unwrap();
+    let (guard, repo) = kinds_repo();
+    let dir = &guard;
     let cases: &[(&[&str], &str)] = &[
         (&["v1", "no-such-rev"], "no-such-rev"),
         (&["v1"], "BASE HEAD"),
@@ -415,8 +436,8 @@ fn errors_exit_2_and_say_where() {
 
 #[test]
 fn bare_repositories_diff_without_a_checkout() {
-    let (guard, repo) = kinds_repo(None);
-    let dir = guard.as_ref().unwrap();
+    let (guard, repo) = kinds_repo();
+    let dir = &guard;
     let bare = dir.path().join("bare.git");
     ok(git(dir.path())
         .args(["clone", "-q", "--bare"])
