@@ -46,11 +46,11 @@ impl Side {
     }
 
     fn scan(&self, scanner: &Scanner, root: &Path) -> Result<RootScan> {
-        let scan = match self {
-            Side::Rev(rev) => scan_root(scanner, root, Some(rev)),
-            Side::Worktree => scan_root(scanner, root, None),
-        }
-        .with_context(|| self.label().to_string())?;
+        let rev = match self {
+            Side::Rev(rev) => Some(rev.as_str()),
+            Side::Worktree => None,
+        };
+        let scan = scan_root(scanner, root, rev).with_context(|| self.label().to_string())?;
         if !scan.is_dir {
             bail!("{}: {}: not a directory", self.label(), root.display());
         }
@@ -143,15 +143,16 @@ fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(char::is_control) {
         return text.into();
     }
-    text.chars()
-        .map(|c| match c {
-            '\n' => "\\n".to_string(),
-            '\r' => "\\r".to_string(),
-            '\t' => "\\t".to_string(),
-            c if c.is_control() => format!("\\u{{{:x}}}", u32::from(c)),
-            c => c.to_string(),
-        })
-        .collect()
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            // `\n`, `\r`, `\t`, or `\u{hex}`.
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown.into()
 }
 
 /// A path as Markdown text: control characters made visible, and the
@@ -262,10 +263,12 @@ impl Report<'_> {
         let section = self.section_diff();
         if !section.is_empty() {
             out.push('\n');
-            for line in section.split_inclusive('\n') {
+            let (header, body) = split_header(&section);
+            out.push_str(header);
+            for line in body.split_inclusive('\n') {
                 let code = match line.as_bytes().first() {
-                    Some(b'+') if !line.starts_with("+++") => "32",
-                    Some(b'-') if !line.starts_with("---") => "31",
+                    Some(b'+') => "32",
+                    Some(b'-') => "31",
                     Some(b'@') => "36",
                     _ => "",
                 };
@@ -365,14 +368,14 @@ impl Report<'_> {
         }
         let (shown, cut) = cut_at_line(&section, MARKDOWN_DIFF_LIMIT);
         let lines = section.lines().count();
-        let (added, removed) =
-            section
-                .lines()
-                .fold((0, 0), |(a, r), line| match line.as_bytes().first() {
-                    Some(b'+') if !line.starts_with("+++") => (a + 1, r),
-                    Some(b'-') if !line.starts_with("---") => (a, r + 1),
-                    _ => (a, r),
-                });
+        let (added, removed) = split_header(&section)
+            .1
+            .lines()
+            .fold((0, 0), |(a, r), line| match line.as_bytes().first() {
+                Some(b'+') => (a + 1, r),
+                Some(b'-') => (a, r + 1),
+                _ => (a, r),
+            });
         let open = if lines > MARKDOWN_OPEN_LINES {
             ""
         } else {
@@ -395,13 +398,27 @@ impl Report<'_> {
     }
 }
 
+/// A unified diff's `---`/`+++` header (its first two lines) and the rest:
+/// a rule line that reads `---` is a removed `----` line, not a header.
+fn split_header(diff: &str) -> (&str, &str) {
+    let header_end = diff
+        .match_indices('\n')
+        .nth(1)
+        .map_or(diff.len(), |(i, _)| i + 1);
+    diff.split_at(header_end)
+}
+
 /// The longest prefix of `text` ending at a line end within `limit` bytes,
 /// and how many lines were left out.
 fn cut_at_line(text: &str, limit: usize) -> (&str, usize) {
     if text.len() <= limit {
         return (text, 0);
     }
-    let end = text[..limit].rfind('\n').map_or(0, |i| i + 1);
+    // Searched as bytes: `limit` may fall inside a character, a '\n' never does.
+    let end = text.as_bytes()[..limit]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     (&text[..end], text[end..].lines().count())
 }
 
@@ -438,5 +455,29 @@ mod tests {
         assert_eq!(cut_at_line("ab\ncd\nef\n", 100), ("ab\ncd\nef\n", 0));
         assert_eq!(cut_at_line("ab\ncd\nef\n", 7), ("ab\ncd\n", 1));
         assert_eq!(cut_at_line("abcdef\n", 3), ("", 1));
+        // The limit inside a two-byte character.
+        assert_eq!(cut_at_line("ab\né\n", 4), ("ab\n", 1));
+    }
+
+    #[test]
+    fn the_header_is_the_first_two_lines_only() {
+        let diff = "--- a\n+++ b\n@@ -1,2 +1,2 @@\n----\n++++\n same\n";
+        assert_eq!(
+            split_header(diff),
+            ("--- a\n+++ b\n", "@@ -1,2 +1,2 @@\n----\n++++\n same\n")
+        );
+        assert_eq!(split_header("--- a\n"), ("--- a\n", ""));
+    }
+
+    #[test]
+    fn control_characters_become_escapes() {
+        assert_eq!(
+            visible("a\nb\tc\r\u{0}\u{1b}\u{85}é"),
+            "a\\nb\\tc\\r\\u{0}\\u{1b}\\u{85}é"
+        );
+        assert!(matches!(
+            visible("plain"),
+            std::borrow::Cow::Borrowed("plain")
+        ));
     }
 }
