@@ -163,6 +163,9 @@ pub struct Allocation {
     pub dispositions: Vec<Disposition>,
     /// One entry per candidate.
     pub facts: Vec<ReadFacts>,
+    /// The total budget the included files use as the reference counts it:
+    /// each one's path cost plus its tokens.
+    pub budget_used: i64,
 }
 
 /// Token cost of listing a path: its own tokens plus 5.
@@ -329,6 +332,7 @@ pub fn allocate(
         },
         dispositions,
         facts,
+        budget_used: used,
     })
 }
 

@@ -198,6 +198,7 @@ pub fn bundle_root_at(
         rule_files: scan.candidates.len(),
         files: result.files.len(),
         skipped_count: result.skipped_count,
+        budget_used: scan.allocation.budget_used,
         ..ManifestTotals::default()
     };
     let files = scan
@@ -208,9 +209,6 @@ pub fn bundle_root_at(
             let status = FileStatus::of(disposition, result);
             let token_count = tokens_included(disposition, result);
             totals.tokens_included += token_count;
-            if matches!(status, FileStatus::Ok | FileStatus::Cropped) {
-                totals.budget_used += crate::budget::path_cost(candidate) + token_count;
-            }
             ManifestFile {
                 path: candidate.display(),
                 sha256: digests.remove(candidate.as_bytes()),

@@ -12,9 +12,9 @@ use std::time::Duration;
 use serde::Serialize;
 use similar::TextDiff;
 
-use crate::budget::{path_cost, tokens_included, Disposition, FileStatus, Status};
+use crate::budget::{tokens_included, Disposition, FileStatus};
 use crate::config::{Config, Number};
-use crate::discover::python_path_order;
+use crate::discover::{python_path_order, Candidate};
 use crate::render::render;
 use crate::scan::RootScan;
 
@@ -109,8 +109,7 @@ pub struct PromptDiff {
 
 /// One side's rule files: path, state, and what identifies its text.
 struct Seen<'a> {
-    key: &'a [u8],
-    path: String,
+    candidate: &'a Candidate,
     state: FileState,
     /// The included text (for `ok`/`cropped`) and the full token count
     /// when the file was read: equal fingerprints mean "no visible change".
@@ -130,8 +129,7 @@ fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
                 _ => "",
             };
             Seen {
-                key: candidate.as_bytes(),
-                path: candidate.display(),
+                candidate,
                 state: FileState {
                     status: FileStatus::of(disposition, result),
                     tokens: tokens_included(disposition, result),
@@ -144,17 +142,6 @@ fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
 
 fn totals(scan: &RootScan) -> Totals {
     let result = scan.result();
-    let budget_used = scan
-        .candidates
-        .iter()
-        .zip(&scan.allocation.dispositions)
-        .filter_map(|(candidate, disposition)| match disposition {
-            Disposition::Included(i) => result.files.get(*i).map(|f| (candidate, f)),
-            _ => None,
-        })
-        .filter(|(_, file)| file.status != Status::Skipped)
-        .map(|(candidate, file)| path_cost(candidate).saturating_add(file.token_count))
-        .fold(0i64, i64::saturating_add);
     Totals {
         rule_files: scan.candidates.len(),
         included_tokens: result
@@ -162,7 +149,7 @@ fn totals(scan: &RootScan) -> Totals {
             .iter()
             .map(|f| f.token_count)
             .fold(0i64, i64::saturating_add),
-        budget_used,
+        budget_used: scan.allocation.budget_used,
         skipped_count: result.skipped_count,
     }
 }
@@ -201,29 +188,25 @@ impl PromptDiff {
         if !self.prompt_changed() {
             return String::new();
         }
-        // Lines end at '\n' only (a '\r' in a file name stays inside its
-        // line). Myers' algorithm can take quadratic time on huge, very
-        // different sections; past the deadline it settles for a longer
-        // (still correct) diff.
-        let (old, new) = (lines(&self.section_before), lines(&self.section_after));
-        TextDiff::configure()
-            .timeout(DIFF_DEADLINE)
-            .diff_slices(&old, &new)
-            .unified_diff()
-            .context_radius(context)
-            .header(labels.0, labels.1)
-            .to_string()
+        unified_diff(&self.section_before, &self.section_after, context, labels)
     }
 }
 
-/// The lines of `text`, without their '\n' (a rendered section always
-/// ends with one).
-fn lines(text: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
-    lines
+/// The unified diff of two texts, with `context` lines around each change
+/// and the two labels in its `---`/`+++` header. Lines end at '\n' only (a
+/// '\r' in a file name stays inside its line). Myers' algorithm can take
+/// quadratic time on huge, very different texts; past a deadline it
+/// settles for a longer (still correct) diff.
+pub fn unified_diff(old: &str, new: &str, context: usize, labels: (&str, &str)) -> String {
+    let old: Vec<&str> = old.split_terminator('\n').collect();
+    let new: Vec<&str> = new.split_terminator('\n').collect();
+    TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_slices(&old, &new)
+        .unified_diff()
+        .context_radius(context)
+        .header(labels.0, labels.1)
+        .to_string()
 }
 
 /// Walks both sides' files (each in the reference's path order) together.
@@ -236,7 +219,7 @@ fn compare(before: Vec<Seen<'_>>, after: Vec<Seen<'_>>) -> Vec<FileChange> {
             (None, None) => break,
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(a), Some(b)) => python_path_order(a.key, b.key),
+            (Some(a), Some(b)) => python_path_order(a.candidate.as_bytes(), b.candidate.as_bytes()),
         };
         let (a, b) = match order {
             std::cmp::Ordering::Less => (old.next(), None),
@@ -252,7 +235,7 @@ fn compare(before: Vec<Seen<'_>>, after: Vec<Seen<'_>>) -> Vec<FileChange> {
             }
             _ => continue,
         };
-        let path = b.as_ref().or(a.as_ref()).map(|s| s.path.clone());
+        let path = b.as_ref().or(a.as_ref()).map(|s| s.candidate.display());
         changes.push(FileChange {
             path: path.unwrap_or_default(),
             change,
@@ -261,4 +244,19 @@ fn compare(before: Vec<Seen<'_>>, after: Vec<Seen<'_>>) -> Vec<FileChange> {
         });
     }
     changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unified_diff;
+
+    #[test]
+    fn unified_diff_marks_changed_lines_and_keeps_crs_inside_lines() {
+        let d = unified_diff("a\nb\r c\nd\n", "a\nB\r c\nd\ne\n", 1, ("old", "new"));
+        assert_eq!(
+            d,
+            "--- old\n+++ new\n@@ -1,3 +1,4 @@\n a\n-b\r c\n+B\r c\n d\n+e\n"
+        );
+        assert_eq!(unified_diff("same\n", "same\n", 3, ("a", "b")), "");
+    }
 }

@@ -185,6 +185,37 @@ pub enum Agent {
     Codex,
 }
 
+impl Agent {
+    /// The name on the command line (`hook claude-code`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+        }
+    }
+
+    /// The agent's directory name in a home or a project: `.claude`, `.codex`.
+    pub fn dot_dir(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => ".claude",
+            Agent::Codex => ".codex",
+        }
+    }
+
+    /// The agent's own directory: `$CLAUDE_CONFIG_DIR` or `~/.claude`,
+    /// `$CODEX_HOME` or `~/.codex`; `None` when neither is set.
+    pub fn home(self) -> Option<std::path::PathBuf> {
+        let var = match self {
+            Agent::ClaudeCode => "CLAUDE_CONFIG_DIR",
+            Agent::Codex => "CODEX_HOME",
+        };
+        let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        set(var)
+            .map(std::path::PathBuf::from)
+            .or_else(|| set("HOME").map(|home| std::path::Path::new(&home).join(self.dot_dir())))
+    }
+}
+
 /// `hook` arguments.
 #[derive(Debug, Args)]
 pub struct HookArgs {

@@ -96,7 +96,7 @@ struct Snapshot {
 
 /// `promptinclude hook AGENT`: never fails (see the module documentation).
 pub fn hook(args: &HookArgs) -> Result<ExitStatus> {
-    let dir = agent_dir(args.agent);
+    let dir = args.agent.home();
     match run(args, dir.as_deref()) {
         Ok(Some(text)) => {
             // A closed stdout is the agent's business; nothing to add.
@@ -107,19 +107,6 @@ pub fn hook(args: &HookArgs) -> Result<ExitStatus> {
         Err(err) => log_line(dir.as_deref(), &format!("{err:#}")),
     }
     Ok(ExitStatus::Success)
-}
-
-/// The agent's own directory: `$CLAUDE_CONFIG_DIR` or `~/.claude`,
-/// `$CODEX_HOME` or `~/.codex`.
-fn agent_dir(agent: Agent) -> Option<PathBuf> {
-    let (var, default) = match agent {
-        Agent::ClaudeCode => ("CLAUDE_CONFIG_DIR", ".claude"),
-        Agent::Codex => ("CODEX_HOME", ".codex"),
-    };
-    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    set(var)
-        .map(PathBuf::from)
-        .or_else(|| set("HOME").map(|home| PathBuf::from(home).join(default)))
 }
 
 /// One line on stderr (Claude Code shows it in verbose mode) and in the log.

@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 
+use promptinclude::diff::unified_diff;
+
 use super::args::{Agent, InitArgs};
 use super::atomic::write_atomic;
 use super::exit::ExitStatus;
@@ -32,11 +34,11 @@ const TIMEOUT_SECS: u64 = 30;
 pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     let file = settings_file(args.agent, args.user)?;
     let command = match &args.bin {
-        Some(bin) => format!("{bin} hook {}", agent_name(args.agent)),
+        Some(bin) => format!("{bin} hook {}", args.agent.name()),
         None => {
             let exe = std::env::current_exe()
                 .context("cannot find this binary's path; give --bin CMD")?;
-            format!("{} hook {}", shell_quote(&exe), agent_name(args.agent))
+            format!("{} hook {}", shell_quote(&exe), args.agent.name())
         }
     };
     let old = match std::fs::read(&file) {
@@ -54,16 +56,18 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     };
     let changed =
         merge(&mut doc, args.agent, &command).map_err(|e| anyhow!("{}: {e}", file.display()))?;
-    let new = serde_json::to_string_pretty(&doc)? + "\n";
-    if !changed && old.is_some() {
+    if !changed {
         println!(
             "{}: the promptinclude hook is already installed; nothing to change",
             file.display()
         );
         return Ok(ExitStatus::Success);
     }
+    let new = serde_json::to_string_pretty(&doc)? + "\n";
     if args.dry_run {
-        print!("{}", diff(&file, old.as_deref().unwrap_or(""), &new));
+        let label = file.display().to_string();
+        let old = old.as_deref().unwrap_or("");
+        print!("{}", unified_diff(old, &new, 3, (&label, &label)));
         return Ok(ExitStatus::Success);
     }
     if let Some(dir) = file.parent() {
@@ -95,13 +99,6 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-fn agent_name(agent: Agent) -> &'static str {
-    match agent {
-        Agent::ClaudeCode => "claude-code",
-        Agent::Codex => "codex",
-    }
-}
-
 /// The events and SessionStart matchers (every source the agent documents).
 fn events(agent: Agent) -> [(&'static str, Option<&'static str>); 2] {
     let sources = match agent {
@@ -111,24 +108,22 @@ fn events(agent: Agent) -> [(&'static str, Option<&'static str>); 2] {
     [("SessionStart", Some(sources)), ("UserPromptSubmit", None)]
 }
 
-/// The settings file `init` edits.
+/// The settings file `init` edits: in the agent's own directory (`--user`)
+/// or in the project's.
 fn settings_file(agent: Agent, user: bool) -> Result<PathBuf> {
-    let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let (dir_var, dot_dir, name) = match agent {
-        Agent::ClaudeCode => ("CLAUDE_CONFIG_DIR", ".claude", "settings.json"),
-        Agent::Codex => ("CODEX_HOME", ".codex", "hooks.json"),
-    };
     let dir = if user {
-        env_dir(dir_var)
-            .map(PathBuf::from)
-            .or_else(|| env_dir("HOME").map(|home| Path::new(&home).join(dot_dir)))
+        agent
+            .home()
             .ok_or_else(|| anyhow!("HOME is not set; cannot find the user settings"))?
     } else {
         std::env::current_dir()
             .context("cannot read the current directory")?
-            .join(dot_dir)
+            .join(agent.dot_dir())
     };
-    Ok(dir.join(name))
+    Ok(dir.join(match agent {
+        Agent::ClaudeCode => "settings.json",
+        Agent::Codex => "hooks.json",
+    }))
 }
 
 /// `path` for a POSIX shell: as is when it needs no quoting, else in single quotes.
@@ -146,22 +141,50 @@ fn shell_quote(path: &Path) -> String {
 }
 
 /// When `command` runs `promptinclude hook AGENT` (any path to the binary,
-/// bare or in single or double quotes), what follows `AGENT`: the flags the
+/// quoted for the shell in any way), what follows `AGENT`: the flags the
 /// user added, kept when `init` updates the entry.
 fn our_hook_flags(command: &str, agent: Agent) -> Option<&str> {
-    let command = command.trim_start();
-    let (program, rest) = match command.chars().next() {
-        Some(q @ ('\'' | '"')) => command[1..].split_once(q)?,
-        _ => command
-            .split_once(char::is_whitespace)
-            .unwrap_or((command, "")),
-    };
+    let (program, rest) = first_shell_word(command)?;
     let base = program.rsplit('/').next().unwrap_or_default();
     let rest = rest.trim_start().strip_prefix("hook")?;
-    let rest = rest.trim_start().strip_prefix(agent_name(agent))?;
+    let rest = rest.trim_start().strip_prefix(agent.name())?;
     let ours = base.starts_with("promptinclude")
         && (rest.is_empty() || rest.starts_with(char::is_whitespace));
     ours.then_some(rest)
+}
+
+/// The first word of a POSIX shell command with its quoting undone (single
+/// quotes, double quotes, backslashes, and words made of several quoted
+/// parts, as [`shell_quote`] writes them), and the text after it; `None`
+/// when a quote is not closed.
+fn first_shell_word(command: &str) -> Option<(String, &str)> {
+    let command = command.trim_start();
+    let mut word = String::new();
+    let mut chars = command.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            c if c.is_whitespace() => return Some((word, &command[i..])),
+            '\'' => loop {
+                match chars.next()?.1 {
+                    '\'' => break,
+                    c => word.push(c),
+                }
+            },
+            '"' => loop {
+                match chars.next()?.1 {
+                    '"' => break,
+                    '\\' => match chars.next()?.1 {
+                        c @ ('"' | '\\' | '$' | '`') => word.push(c),
+                        c => word.extend(['\\', c]),
+                    },
+                    c => word.push(c),
+                }
+            },
+            '\\' => word.push(chars.next()?.1),
+            c => word.push(c),
+        }
+    }
+    Some((word, ""))
 }
 
 /// Adds (or updates) the hook entries in `doc`; returns whether it changed.
@@ -255,44 +278,6 @@ fn entry<'a>(
         }
     };
     &mut object[index].1
-}
-
-/// A unified-style line diff of `old` → `new` (whole file as one hunk).
-fn diff(file: &Path, old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let mut out = format!("--- {0}\n+++ {0}\n", file.display());
-    // Longest common subsequence; settings files are small, but bound the table.
-    if a.len().saturating_mul(b.len()) > 4_000_000 {
-        a.iter().for_each(|l| out.push_str(&format!("-{l}\n")));
-        b.iter().for_each(|l| out.push_str(&format!("+{l}\n")));
-        return out;
-    }
-    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push_str(&format!(" {}\n", a[i]));
-            (i, j) = (i + 1, j + 1);
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            // Removed lines before added ones, as `diff -u` prints them.
-            out.push_str(&format!("-{}\n", a[i]));
-            i += 1;
-        } else {
-            out.push_str(&format!("+{}\n", b[j]));
-            j += 1;
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -415,15 +400,24 @@ mod tests {
     }
 
     #[test]
-    fn diff_marks_added_lines() {
-        let d = diff(
-            Path::new("f"),
-            "{\n  \"a\": 1\n}\n",
-            "{\n  \"a\": 1,\n  \"b\": 2\n}\n",
-        );
+    fn a_quoted_path_is_recognised_so_a_second_init_changes_nothing() {
+        for path in [
+            "/a b/it's/promptinclude",
+            "/x/\"q\"/$HOME/promptinclude",
+            "/plain/promptinclude",
+        ] {
+            let cmd = format!("{} hook codex", shell_quote(Path::new(path)));
+            assert_eq!(first_shell_word(&cmd).map(|w| w.0), Some(path.to_string()));
+            assert_eq!(our_hook_flags(&cmd, Agent::Codex), Some(""), "{cmd}");
+            let (once, changed) = merged("{}", Agent::Codex, &cmd);
+            assert!(changed);
+            let (twice, changed) = merged(&once, Agent::Codex, &cmd);
+            assert!(!changed, "{cmd}");
+            assert_eq!(once, twice);
+        }
         assert_eq!(
-            d,
-            "--- f\n+++ f\n {\n-  \"a\": 1\n+  \"a\": 1,\n+  \"b\": 2\n }\n"
+            first_shell_word(r#"a\ b"c\"d"'e' rest"#),
+            Some((r#"a bc"de"#.to_string(), " rest"))
         );
     }
 }
