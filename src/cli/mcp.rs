@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
-use promptinclude::project::Resolver;
 use promptinclude::{RootScan, Status};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -47,9 +47,13 @@ const NAME: &str = "prompt_includes";
 
 /// `promptinclude mcp`: serves until the client closes stdin.
 pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
+    // Planned once: a bad --config or A0_SET_ value stops the server at
+    // start, and scanners compiled for a configuration serve every request.
+    // The roots come with each request, so none are planned here.
+    let batch = Batch::plan::<PathBuf>(&[], &resolver(&args.config)?)?;
     let server = Server {
         roots: args.roots.clone(),
-        resolver: Arc::new(resolver(&args.config)?),
+        batch: Arc::new(batch),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -64,11 +68,11 @@ pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
     })
 }
 
-/// The server: the roots from `--root` and the configuration rule.
+/// The server: the roots from `--root` and the planned configuration rule.
 #[derive(Clone)]
 struct Server {
     roots: Vec<PathBuf>,
-    resolver: Arc<Resolver>,
+    batch: Arc<Batch>,
 }
 
 /// One root's scan and section, or why it has none.
@@ -123,13 +127,11 @@ impl Server {
                 ));
             }
         }
-        let batch = Batch::plan(&roots, &self.resolver)
-            .map_err(|e| ErrorData::internal_error(format!("configuration: {e}"), None))?;
         Ok(roots
             .iter()
             .map(|root| Rendered {
                 root: root.clone(),
-                outcome: match scan_and_render(&batch, root, None) {
+                outcome: match scan_and_render(&self.batch, root, None) {
                     Ok((scan, _)) if !scan.is_dir => Err("not a directory".to_string()),
                     Ok(done) => Ok(done),
                     Err(e) => Err(e.to_string()),
@@ -166,13 +168,14 @@ fn audit(rendered: &[Rendered]) -> String {
             Err(e) => text.push_str(&format!("error: {e}\n")),
             Ok((scan, _)) => {
                 let result = scan.result();
+                let abs_root = scan.abs_root.to_string_lossy();
                 text.push_str("STATUS   TOKENS  FILE\n");
                 for f in &result.files {
                     text.push_str(&format!(
                         "{:<8} {:>6}  {}\n",
                         f.status.as_str(),
                         f.token_count,
-                        relative(&scan.abs_root, &f.path)
+                        relative(&f.path, &abs_root)
                     ));
                 }
                 text.push_str(&format!(
@@ -189,13 +192,6 @@ fn audit(rendered: &[Rendered]) -> String {
         text.push('\n');
     }
     text
-}
-
-/// `path` under `root` (as the section prints it: absolute) made relative.
-fn relative(root: &Path, path: &str) -> String {
-    Path::new(path)
-        .strip_prefix(root)
-        .map_or_else(|_| path.to_string(), |p| p.to_string_lossy().into_owned())
 }
 
 /// The `file://` URI of an absolute path (RFC 8089; bytes other than
@@ -324,8 +320,9 @@ impl ServerHandler for Server {
         let mut resources = Vec::new();
         for r in self.render(&context, None).await? {
             let Ok((scan, _)) = &r.outcome else { continue };
+            let abs_root = scan.abs_root.to_string_lossy();
             for f in &scan.result().files {
-                let name = relative(&scan.abs_root, &f.path);
+                let name = relative(&f.path, &abs_root).to_string();
                 let tokens = if f.status == Status::Skipped {
                     "not included".to_string()
                 } else {

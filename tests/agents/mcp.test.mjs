@@ -10,25 +10,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { BIN, MODULES, write } from "./helpers.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const MODULES = process.env.AGENTS_NODE_MODULES ?? path.join(HERE, "node_modules");
 const SDK = path.join(MODULES, "@modelcontextprotocol/sdk/dist/esm");
 const { Client } = await import(path.join(SDK, "client/index.js"));
 const { StdioClientTransport } = await import(path.join(SDK, "client/stdio.js"));
 const { ListRootsRequestSchema } = await import(path.join(SDK, "types.js"));
-const BIN = process.env.PROMPTINCLUDE_BIN;
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "promptinclude-mcp-e2e-"));
 after(() => {
 	if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
 });
-
-function write(file, text) {
-	fs.mkdirSync(path.dirname(file), { recursive: true });
-	fs.writeFileSync(file, text);
-}
 
 let counter = 0;
 function project(name) {
