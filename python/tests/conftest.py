@@ -1,8 +1,9 @@
 """Shared set-up: the real reference scanner (Agent Zero's plugin), when present.
 
 The reference lives in ../shared/reference/agent-zero beside the repository (or
-PROMPTINCLUDE_REFERENCE). Tests that need it skip with the reason where it cannot
-be imported, and fail instead under PROMPTINCLUDE_REQUIRE_ORACLE=1.
+PROMPTINCLUDE_REFERENCE). Tests that need it skip with the reason where it is
+absent (a clone on its own), and where it is there but cannot be imported they
+skip too, or fail under PROMPTINCLUDE_REQUIRE_ORACLE=1 (as in CI).
 It needs tiktoken with the cl100k_base vocabulary available offline
 (TIKTOKEN_CACHE_DIR, which scripts/test-python sets up), pathspec==1.1.1, pyyaml.
 """
@@ -39,7 +40,7 @@ def load_reference():
     if "scan" in _loaded:
         return _loaded["scan"]
     if not os.path.isfile(SCANNER):
-        unavailable(f"no reference scanner at {SCANNER}")
+        pytest.skip(f"no reference scanner at {SCANNER}")
     if A0 not in sys.path:
         sys.path.insert(0, A0)
     try:
