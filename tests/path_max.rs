@@ -2,16 +2,19 @@
 //!
 //! Paths of 4096 bytes or more (Linux `PATH_MAX`, counting the NUL) at depth
 //! 1–2 (names of up to 255 bytes reach it at shallow depth): `promptinclude
-//! scan` must print byte for byte what the oracle prints. The recursion level
-//! is checked against the real scanner (`../shared/reference/agent-zero`,
-//! run with the oracle's Python). Where the oracle or the scanner cannot run,
-//! the tests print SKIPPED, and fail if `PROMPTINCLUDE_REQUIRE_ORACLE=1`.
+//! scan` must print byte for byte what the project's oracle (`tests/oracle`)
+//! prints. The recursion level is checked against the real scanner
+//! (`../shared/reference/agent-zero`, run with the oracle's Python) where it
+//! is checked out. Where the oracle cannot run, the tests print SKIPPED, and
+//! fail if `PROMPTINCLUDE_REQUIRE_ORACLE=1`.
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rustix::fs::{Mode, OFlags, CWD};
+
+use crate::common;
 
 const RULE: &str = ".promptinclude.md";
 
@@ -27,30 +30,10 @@ fn skip(what: &str) {
     );
 }
 
-fn oracle() -> Option<PathBuf> {
-    let path = std::env::var_os("PROMPTINCLUDE_ORACLE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest().join("../shared/oracle/oracle"));
-    let ok = Command::new(&path)
-        .arg("/nonexistent-promptinclude-root")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    ok.then_some(path)
-}
-
 /// The real scanner's source, where the reference is checked out beside
 /// the repository.
 fn reference_scanner() -> PathBuf {
     manifest().join("../shared/reference/agent-zero/plugins/_promptinclude/helpers/scanner.py")
-}
-
-/// The oracle's Python with the real scanner importable, if both are there.
-fn real_scanner() -> Option<(PathBuf, PathBuf)> {
-    oracle()?;
-    let home = std::env::var_os("HOME").map(PathBuf::from)?;
-    let cache = home.join(".cache/promptinclude-oracle");
-    let python = cache.join("venv/bin/python");
-    (python.exists() && reference_scanner().exists()).then_some((python, cache.join("tiktoken")))
 }
 
 fn binary() -> PathBuf {
@@ -181,7 +164,7 @@ fn path_max_tree(base: &Path) -> String {
 
 #[test]
 fn too_long_files_directories_and_symlinks_match_the_oracle() {
-    let Some(oracle) = oracle() else {
+    let Some(oracle) = common::oracle() else {
         return skip("too_long_files_directories_and_symlinks_match_the_oracle");
     };
     let dir = tempfile::tempdir().unwrap();
@@ -198,7 +181,7 @@ fn too_long_files_directories_and_symlinks_match_the_oracle() {
 
 #[test]
 fn too_long_root_matches_the_oracle() {
-    let Some(oracle) = oracle() else {
+    let Some(oracle) = common::oracle() else {
         return skip("too_long_root_matches_the_oracle");
     };
     let dir = tempfile::tempdir().unwrap();
@@ -211,7 +194,7 @@ fn too_long_root_matches_the_oracle() {
 }
 
 /// Runs the real scanner on `root`; `None` when it raises `RecursionError`.
-fn real_scan(python: &Path, tiktoken: &Path, root: &str) -> Option<serde_json::Value> {
+fn real_scan(oracle: &Path, root: &str) -> Option<serde_json::Value> {
     let script = r#"
 import sys, json, importlib.util
 spec = importlib.util.spec_from_file_location("scanner", sys.argv[1])
@@ -223,9 +206,11 @@ except RecursionError:
 print(json.dumps(r))
 "#;
     let reference = manifest().join("../shared/reference/agent-zero");
-    let out = Command::new(python)
+    // The oracle's Python environment has the reference's pinned
+    // dependencies and the cl100k_base vocabulary offline.
+    let out = Command::new(oracle)
         .env("PYTHONPATH", &reference)
-        .env("TIKTOKEN_CACHE_DIR", tiktoken)
+        .arg("--python")
         .arg("-c")
         .arg(script)
         .arg(reference.join("plugins/_promptinclude/helpers/scanner.py"))
@@ -270,7 +255,7 @@ fn recursion_level_matches_the_real_scanner() {
         );
         return;
     }
-    let Some((python, tiktoken)) = real_scanner() else {
+    let Some(oracle) = common::oracle() else {
         return skip("recursion_level_matches_the_real_scanner");
     };
     type Bottom = Box<dyn Fn(&str)>;
@@ -301,7 +286,7 @@ fn recursion_level_matches_the_real_scanner() {
     for (what, raises, bottom) in cases {
         let dir = tempfile::tempdir().unwrap();
         let root = recursion_tree(dir.path(), bottom);
-        let reference = real_scan(&python, &tiktoken, &root);
+        let reference = real_scan(&oracle, &root);
         assert_eq!(
             reference.is_none(),
             raises,
