@@ -99,6 +99,26 @@ impl std::fmt::Debug for RevTree {
     }
 }
 
+/// The paths (relative to the work tree, `/`-separated) of the files in
+/// the index of the repository whose work tree is `top`: what git tracks.
+/// Empty when there is no readable repository or index there. Opened
+/// isolated (no user or system configuration; nothing of the repository's
+/// configuration is run).
+pub fn tracked_files(top: &Path) -> Vec<Vec<u8>> {
+    let Ok(repo) = gix::open_opts(top, gix::open::Options::isolated()) else {
+        return Vec::new();
+    };
+    let Ok(index) = repo.index_or_empty() else {
+        return Vec::new();
+    };
+    let paths = index
+        .entries()
+        .iter()
+        .map(|entry| entry.path(&index).to_vec())
+        .collect();
+    paths
+}
+
 fn git_error(what: impl std::fmt::Display) -> Error {
     Error::Git(what.to_string())
 }

@@ -23,4 +23,5 @@ mod project_config;
 mod properties;
 mod resources;
 mod tokenize;
+mod untrusted;
 mod vectors;

@@ -92,7 +92,7 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     let resolver = resolver_for(&args.config, &args.roots)?;
     let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
-    let batch = Batch::plan(&roots, &resolver)?;
+    let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
     let rev = args.roots.rev.as_deref();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -169,7 +169,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     }
     let (roots, indices) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
-    let batch = Batch::plan(&roots, &resolver)?;
+    let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
     let rev = args.roots.rev.as_deref();
     let Some(out_dir) = &args.out_dir else {
         return render_one(&batch, args.json, rev);

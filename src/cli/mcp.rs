@@ -50,7 +50,8 @@ pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
     // Planned once: a bad --config or A0_SET_ value stops the server at
     // start, and scanners compiled for a configuration serve every request.
     // The roots come with each request, so none are planned here.
-    let batch = Batch::plan::<PathBuf>(&[], &resolver(&args.config)?)?;
+    let batch =
+        Batch::plan_with_policy::<PathBuf>(&[], &resolver(&args.config)?, args.read.policy(true))?;
     let server = Server {
         roots: args.roots.clone(),
         batch: Arc::new(batch),
