@@ -83,6 +83,15 @@ fn sides(args: &DiffArgs) -> Result<(Side, Side, PathBuf)> {
 /// `promptinclude diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
     let (base, head, root) = sides(args)?;
+    #[cfg(feature = "git")]
+    if args.worktree && promptinclude::git::is_bare_repository(&root) {
+        bail!(
+            "{} is a bare repository: it has no work tree for --worktree to compare; \
+             compare two revisions instead (promptinclude diff BASE HEAD {})",
+            root.display(),
+            root.display()
+        );
+    }
     let mut resolver = resolver(&args.config)?;
     // Project files on disk need not be those of either revision.
     resolver.project_config = false;
