@@ -18,6 +18,11 @@
 //! request scans afresh (milliseconds), so edits show at once. Each root
 //! gets the configuration the host would give it (`.a0proj`, `A0_SET_`,
 //! the flags), as with `render`.
+//!
+//! What is not a JSON-RPC message gets `-32700` or `-32600` from the
+//! transport ([`transport`]). When the client closes stdin, answers still
+//! being worked on are sent if they are done within 5 s (rmcp's drain),
+//! then the server exits 0.
 
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -41,6 +46,9 @@ use super::args::McpArgs;
 use super::commands::scan_and_render;
 use super::exit::ExitStatus;
 use super::settings::resolver;
+use transport::LineTransport;
+
+mod transport;
 
 /// The tool's and the prompt's name (the pi extension's tool has it too).
 const NAME: &str = "prompt_includes";
@@ -55,12 +63,16 @@ pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
         roots: args.roots.clone(),
         batch: Arc::new(batch),
     };
+    // Time for rmcp's drain of the answers in flight at end of input, IO
+    // for the non-blocking pipes.
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .context("cannot start the MCP server's runtime")?;
     runtime.block_on(async {
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(LineTransport::new(stdin, stdout))
             .await
             .context("MCP handshake failed")?;
         running.waiting().await.context("MCP server stopped")?;
