@@ -19,10 +19,15 @@
 //! gets the configuration the host would give it (`.a0proj`, `A0_SET_`,
 //! the flags), as with `render`.
 //!
-//! What is not a JSON-RPC message gets `-32700` or `-32600` from the
-//! transport ([`transport`]). When the client closes stdin, answers still
-//! being worked on are sent if they are done within 5 s (rmcp's drain),
-//! then the server exits 0.
+//! JSON-RPC 2.0 (<https://www.jsonrpc.org/specification>) errors: what is
+//! not a message gets `-32700` or `-32600` from the transport
+//! ([`transport`]); a known method with params that do not fit it (such as
+//! `tools/call` without params) gets `-32602`, and so do arguments that
+//! the tool or the prompt does not take or of another JSON type than its
+//! schema says (`null` stands for an argument not given).
+//!
+//! When the client closes stdin, answers still being worked on are sent
+//! if they are done within 5 s (rmcp's drain), then the server exits 0.
 
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -33,14 +38,16 @@ use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
 use promptinclude::{RootScan, Status};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, JsonObject, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
 
 use super::args::McpArgs;
 use super::commands::scan_and_render;
@@ -52,6 +59,12 @@ mod transport;
 
 /// The tool's and the prompt's name (the pi extension's tool has it too).
 const NAME: &str = "prompt_includes";
+
+/// The tool's arguments and their JSON types.
+const TOOL_ARGS: &[(&str, &str)] = &[("root", "string"), ("audit", "boolean")];
+
+/// The prompt's arguments and their JSON types.
+const PROMPT_ARGS: &[(&str, &str)] = &[("root", "string")];
 
 /// `promptinclude mcp`: serves until the client closes stdin.
 pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
@@ -242,8 +255,53 @@ fn file_uri_path(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
 }
 
-fn string_arg<'a>(args: Option<&'a rmcp::model::JsonObject>, key: &str) -> Option<&'a str> {
+/// The string argument `key`, if given.
+fn string_arg<'a>(args: Option<&'a JsonObject>, key: &str) -> Option<&'a str> {
     args?.get(key)?.as_str()
+}
+
+/// Checks `args` against the names and JSON types `takes` lists (`null`
+/// stands for an argument not given): `-32602` naming the first argument
+/// that is not taken or of another type.
+fn check_args(args: Option<&JsonObject>, takes: &[(&str, &str)]) -> Result<(), ErrorData> {
+    for (key, value) in args.into_iter().flatten() {
+        let Some((_, wanted)) = takes.iter().find(|(name, _)| name == key) else {
+            let names: Vec<String> = takes.iter().map(|(name, _)| format!("`{name}`")).collect();
+            return Err(ErrorData::invalid_params(
+                format!("unknown argument {key:?}; it takes {}", names.join(" and ")),
+                None,
+            ));
+        };
+        let given = json_type(value);
+        if given != "null" && given != *wanted {
+            return Err(ErrorData::invalid_params(
+                format!("argument `{key}` must be a {wanted}, not a {given}"),
+                None,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The JSON Schema type name of `value`.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Why `request`'s params do not fit `T`, its method's params.
+fn params_error<T: serde::de::DeserializeOwned>(request: &CustomRequest) -> String {
+    match request.params_as::<T>() {
+        Ok(None) => "params missing".to_string(),
+        Ok(Some(_)) => "params of another shape".to_string(),
+        Err(e) => e.to_string(),
+    }
 }
 
 impl ServerHandler for Server {
@@ -275,7 +333,8 @@ impl ServerHandler for Server {
             "properties": {
                 "root": {"type": "string", "description": "Only this root (one of the server's roots, as listed)"},
                 "audit": {"type": "boolean", "description": "The rule files' statuses and tokens instead of the section"}
-            }
+            },
+            "additionalProperties": false
         });
         let serde_json::Value::Object(schema) = schema else {
             return Err(ErrorData::internal_error("tool schema", None));
@@ -302,9 +361,10 @@ impl ServerHandler for Server {
             ));
         }
         let args = request.arguments.as_ref();
+        check_args(args, TOOL_ARGS)?;
         let want_audit = args
             .and_then(|a| a.get("audit"))
-            .and_then(serde_json::Value::as_bool)
+            .and_then(Value::as_bool)
             .unwrap_or(false);
         let result = match self.render(&context, string_arg(args, "root")).await {
             Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message.to_string())]),
@@ -401,13 +461,42 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        let rendered = self
-            .render(&context, string_arg(request.arguments.as_ref(), "root"))
-            .await?;
+        let args = request.arguments.as_ref();
+        check_args(args, PROMPT_ARGS)?;
+        let rendered = self.render(&context, string_arg(args, "root")).await?;
         let message = PromptMessage::new_text(Role::User, sections(&rendered));
         Ok(GetPromptResult::new(vec![message])
             .with_description("The project's prompt-include rules")
             .into())
+    }
+
+    /// rmcp hands over a request of a method it knows as a custom one when
+    /// its params do not fit that method's: `-32602` for those (`-32601`,
+    /// as before, for any other method).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let why = match request.method.as_str() {
+            "tools/call" => params_error::<CallToolRequestParams>(&request),
+            "prompts/get" => params_error::<GetPromptRequestParams>(&request),
+            "resources/read" => params_error::<ReadResourceRequestParams>(&request),
+            "tools/list" | "prompts/list" | "resources/list" => {
+                params_error::<PaginatedRequestParams>(&request)
+            }
+            _ => {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    request.method,
+                    None,
+                ))
+            }
+        };
+        Err(ErrorData::invalid_params(
+            format!("{}: {why}", request.method),
+            None,
+        ))
     }
 }
 
