@@ -7,7 +7,11 @@ use anyhow::{Context, Result};
 use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
+#[cfg(feature = "mcp")]
+use promptinclude::discover::Candidate;
 use promptinclude::project::Resolver;
+#[cfg(feature = "mcp")]
+use promptinclude::read::ReadOutcome;
 use promptinclude::render::{json_string, render, to_json_line};
 use promptinclude::RootError;
 use promptinclude::{Error, RootScan, Scanner};
@@ -222,16 +226,37 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
 
 /// One root's scan and rendered section with the configuration the host
 /// would give it (project file, `A0_SET_`, flags), from one walk; or why
-/// the root has none. Shared by `render ROOT`, the agent hooks and the MCP
-/// server.
+/// the root has none. Shared by `render ROOT` and the agent hooks.
 pub fn scan_and_render(
     batch: &Batch,
     root: &Path,
     rev: Option<&str>,
 ) -> Result<(RootScan, String), RootError> {
+    render_scan(batch, root, |scanner, root| scan_root(scanner, root, rev))
+}
+
+/// [`scan_and_render`] on disk, reading each rule file the budget pass
+/// reaches with `read` (the MCP server's stops reading once cancelled).
+#[cfg(feature = "mcp")]
+pub fn scan_and_render_with(
+    batch: &Batch,
+    root: &Path,
+    read: impl FnMut(&Candidate) -> ReadOutcome,
+) -> Result<(RootScan, String), RootError> {
+    render_scan(batch, root, |scanner, root| {
+        scanner.scan_with_reader(root, read)
+    })
+}
+
+/// The body of [`scan_and_render`]: plans `root`, scans it with `scan`, renders.
+fn render_scan(
+    batch: &Batch,
+    root: &Path,
+    scan: impl FnOnce(&Scanner, &Path) -> Result<RootScan, Error>,
+) -> Result<(RootScan, String), RootError> {
     let planned = batch.plan_root(root);
     let scanner = planned.scanner().map_err(Clone::clone)?;
-    let scan = scan_root(scanner, &planned.root, rev)
+    let scan = scan(scanner, &planned.root)
         .map_err(|e| RootError::new(&e, &planned.source, &planned.notes))?;
     let section = render(scan.result(), &scanner.config().name_pattern);
     Ok((scan, section))
