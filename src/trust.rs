@@ -382,6 +382,15 @@ fn tracked_paths(abs_root: &Path) -> HashSet<Vec<u8>> {
     HashSet::new()
 }
 
+/// Whether `dir` is `/` or the home directory `home` (both resolved): a
+/// root that would walk every project on the disk, which nothing run
+/// unattended scans.
+pub fn is_too_wide(dir: &Path, home: Option<&Path>) -> bool {
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let dir = real(dir);
+    dir.parent().is_none() || home.is_some_and(|home| real(home) == dir)
+}
+
 /// The nearest directory at or above `dir` that holds `.git` (a directory,
 /// or a file as in worktrees and submodules): its work tree's top.
 pub fn repository_top(dir: &Path) -> Option<PathBuf> {

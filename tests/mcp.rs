@@ -32,7 +32,21 @@ impl Mcp {
     /// Starts `promptinclude mcp ARGS` in `cwd` and does the handshake, the
     /// client declaring `capabilities`.
     fn start(args: &[OsString], cwd: &Path, capabilities: Value) -> Mcp {
-        let mut child = common::command(common::binary())
+        Mcp::start_with_env(args, cwd, capabilities, &[])
+    }
+
+    /// [`Mcp::start`] with `env` set for the server.
+    fn start_with_env(
+        args: &[OsString],
+        cwd: &Path,
+        capabilities: Value,
+        env: &[(&str, &Path)],
+    ) -> Mcp {
+        let mut command = common::command(common::binary());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
             .arg("mcp")
             .args(args)
             .current_dir(cwd)
@@ -449,4 +463,53 @@ fn a_client_that_never_answers_roots_list_gets_an_error_in_time() {
     );
     let (status, _, stderr) = mcp.finish();
     assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// The text of the tool's answer to call `id` (skipping other messages).
+fn tool_text(mcp: &Mcp, id: &str) -> String {
+    loop {
+        let message = mcp.recv();
+        if message["id"] == id && message.get("method").is_none() {
+            return message["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no text: {message}"))
+                .to_string();
+        }
+    }
+}
+
+#[test]
+fn links_to_secrets_never_reach_the_client_and_home_is_not_scanned() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    fs::write(dir.path().join("id_rsa"), "SECRET-SSH-MCP\n").unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("id_rsa"),
+        root.join("notes.promptinclude.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/proc/self/environ", root.join("env.promptinclude.md")).unwrap();
+    let mut mcp = Mcp::start(&args(&[&root], &["--no-env"]), &root, json!({}));
+    mcp.call("leak", json!({}));
+    let text = tool_text(&mcp, "leak");
+    assert!(text.contains("MARKER-SMALL"), "{text}");
+    assert!(
+        !text.contains("SECRET-SSH-MCP") && !text.contains("PATH="),
+        "{text}"
+    );
+    mcp.finish();
+
+    // A client whose root is the home directory gets an error for it, not a scan.
+    let home = dir.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    fs::write(home.join("h.promptinclude.md"), "MARKER-HOME\n").unwrap();
+    let mut cmd_env_home = Mcp::start_with_env(&[], &home, json!({}), &[("HOME", &home)]);
+    cmd_env_home.call("home", json!({}));
+    let text = tool_text(&cmd_env_home, "home");
+    assert!(
+        text.contains("never scans / or the home directory"),
+        "{text}"
+    );
+    assert!(!text.contains("MARKER-HOME"), "{text}");
+    cmd_env_home.finish();
 }

@@ -8,10 +8,8 @@ use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
 #[cfg(feature = "mcp")]
-use promptinclude::discover::Candidate;
 use promptinclude::project::Resolver;
 #[cfg(feature = "mcp")]
-use promptinclude::read::ReadOutcome;
 use promptinclude::render::{json_string, render, to_json_line};
 use promptinclude::RootError;
 use promptinclude::{Error, RootScan, Scanner};
@@ -236,15 +234,25 @@ pub fn scan_and_render(
 }
 
 /// [`scan_and_render`] on disk, reading each rule file the budget pass
-/// reaches with `read` (the MCP server's stops reading once cancelled).
+/// reaches under the batch's reading policy until `cancelled()` says to stop
+/// (then every further read is unreadable: the MCP server's cancellation).
 #[cfg(feature = "mcp")]
-pub fn scan_and_render_with(
+pub fn scan_and_render_until(
     batch: &Batch,
     root: &Path,
-    read: impl FnMut(&Candidate) -> ReadOutcome,
+    cancelled: impl Fn() -> bool,
 ) -> Result<(RootScan, String), RootError> {
     render_scan(batch, root, |scanner, root| {
-        scanner.scan_with_reader(root, read)
+        let guard = scanner.guard(root);
+        scanner.scan_with_reader(root, |candidate| {
+            if cancelled() {
+                promptinclude::read::ReadOutcome::Unreadable(
+                    "the request was cancelled".to_string(),
+                )
+            } else {
+                guard.read(candidate)
+            }
+        })
     })
 }
 

@@ -53,7 +53,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use promptinclude::batch::Batch;
 use promptinclude::budget::Disposition;
-use promptinclude::trust::repository_top;
+use promptinclude::trust::{is_too_wide, repository_top};
 use promptinclude::visible::visible;
 use promptinclude::{RootScan, ScanResult};
 use serde::{Deserialize, Serialize};
@@ -296,12 +296,7 @@ fn session_dir(agent: Agent, event: &Event) -> Result<PathBuf> {
 /// themselves: a session started there would walk every project on the
 /// disk and put their rules into one context.
 fn hook_root(start: &Path, home: Option<&Path>) -> Result<PathBuf> {
-    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let home = home.map(real);
-    let too_wide = |dir: &Path| {
-        let dir = real(dir);
-        dir.parent().is_none() || Some(&dir) == home.as_ref()
-    };
+    let too_wide = |dir: &Path| is_too_wide(dir, home);
     let root = match repository_top(start) {
         Some(top) if !too_wide(&top) => top,
         _ => start.to_path_buf(),

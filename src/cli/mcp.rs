@@ -23,6 +23,15 @@
 //! of whatever the current directory is; a client that answers with an
 //! error, or with no `file://` root, gets the current directory.
 //!
+//! Safe by default, as the hooks are (`docs/security.md`): rule files are
+//! read under [`promptinclude::trust::ReadPolicy::unattended`] (nothing whose
+//! real path leaves the root, nothing in `.git/`, nothing over 4 MiB, no
+//! untracked file a project's own `name_pattern` adds; `--links`,
+//! `--max-file-bytes`, `--trust-project-patterns` relax it), and a root the
+//! client names, or the current directory, that is `/` or the home
+//! directory is not scanned (`--root` is the user's own and is served as
+//! given).
+//!
 //! JSON-RPC 2.0 (<https://www.jsonrpc.org/specification>) errors: what is
 //! not a message gets `-32700` or `-32600` from the transport
 //! ([`transport`]); a known method with params that do not fit it (such as
@@ -54,7 +63,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
-use promptinclude::read::{read_candidate, ReadOutcome};
+use promptinclude::trust::is_too_wide;
 use promptinclude::{RootScan, Status};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ContentBlock,
@@ -72,7 +81,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::args::McpArgs;
-use super::commands::scan_and_render_with;
+use super::commands::scan_and_render_until;
 use super::exit::ExitStatus;
 use super::settings::resolver;
 use transport::LineTransport;
@@ -212,7 +221,10 @@ impl Server {
         let batch = Arc::clone(&self.batch);
         let cancel = Cancel::default();
         let stop = Arc::clone(&cancel.0);
-        tokio::task::spawn_blocking(move || scan_roots(&batch, roots, &stop))
+        // Roots the client names (or the current directory) are checked;
+        // `--root` is the user's own command line.
+        let checked = self.roots.is_empty();
+        tokio::task::spawn_blocking(move || scan_roots(&batch, roots, checked, &stop))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the scan failed: {e}"), None))
     }
@@ -247,21 +259,30 @@ impl Drop for Cancel {
 
 /// Scans and renders `roots` in turn, on the calling thread; once `stop` is
 /// set, starts no further root and reads no further rule file (what it
-/// returns then is never served).
-fn scan_roots(batch: &Batch, roots: Vec<PathBuf>, stop: &AtomicBool) -> Vec<Rendered> {
+/// returns then is never served). With `checked`, a root that is `/` or the
+/// home directory is not scanned (an error for that root instead).
+fn scan_roots(
+    batch: &Batch,
+    roots: Vec<PathBuf>,
+    checked: bool,
+    stop: &AtomicBool,
+) -> Vec<Rendered> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
     let mut rendered = Vec::with_capacity(roots.len());
     for root in roots {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let read = |candidate: &_| {
-            if stop.load(Ordering::Relaxed) {
-                ReadOutcome::Unreadable("the request was cancelled".to_string())
-            } else {
-                read_candidate(candidate)
-            }
-        };
-        let outcome = match scan_and_render_with(batch, &root, read) {
+        if checked && is_too_wide(&root, home.as_deref().map(Path::new)) {
+            let outcome = Err(
+                "the server never scans / or the home directory for a client; \
+                               open a project, or start the server with --root DIR"
+                    .to_string(),
+            );
+            rendered.push(Rendered { root, outcome });
+            continue;
+        }
+        let outcome = match scan_and_render_until(batch, &root, || stop.load(Ordering::Relaxed)) {
             Ok((scan, _)) if !scan.is_dir => Err("not a directory".to_string()),
             Ok(done) => Ok(done),
             Err(e) => Err(e.to_string()),
