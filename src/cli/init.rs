@@ -23,7 +23,7 @@ use anyhow::{anyhow, Context, Result};
 use promptinclude::diff::unified_diff;
 
 use super::args::{Agent, InitArgs};
-use super::atomic::write_atomic;
+use super::atomic::write_through;
 use super::exit::ExitStatus;
 use super::json_doc::Json;
 
@@ -73,10 +73,16 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    write_atomic(&file, new.as_bytes())?;
+    // A settings file kept as a symlink (into a dotfiles repository) stays
+    // one: the file it points to is replaced, with its mode.
+    let written = write_through(&file, new.as_bytes())?;
+    let shown = if written == file {
+        file.display().to_string()
+    } else {
+        format!("{} (a link to {})", file.display(), written.display())
+    };
     println!(
-        "{}: installed `{command}` for {}",
-        file.display(),
+        "{shown}: installed `{command}` for {}",
         events(args.agent)
             .iter()
             .map(|(event, _)| *event)
