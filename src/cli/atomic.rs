@@ -43,8 +43,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// (a link stays a link; a dangling link's target is created), with
 /// `bytes`; returns the path of the file written.
 pub fn write_through(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    let target =
-        resolve_links(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let target = resolve_links(path).with_context(|| format!("cannot write {}", path.display()))?;
     write_atomic(&target, bytes)?;
     Ok(target)
 }
@@ -202,7 +201,10 @@ mod tests {
         symlink("../middle", &link).unwrap();
 
         assert_eq!(write_through(&link, b"new").unwrap(), real);
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(fs::read(&real).unwrap(), b"new");
         assert_eq!(mode(&real), 0o600);
         assert_eq!(names(&real_dir), ["settings.json"]);

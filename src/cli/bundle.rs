@@ -101,8 +101,12 @@ pub fn write_bundle(out: &Path, fill: impl FnOnce(&Path) -> Result<Manifest>) ->
     // error and on an interrupt (see `cli::interrupt`). It gets the mode of
     // the bundle it replaces, or the default one.
     let mode = existing_mode(out).with_context(|| format!("cannot inspect {}", out.display()))?;
-    let temp = interrupt::create_dir(parent, mode.unwrap_or(0o777))
-        .with_context(|| format!("cannot create a temporary directory in {}", parent.display()))?;
+    let temp = interrupt::create_dir(parent, mode.unwrap_or(0o777)).with_context(|| {
+        format!(
+            "cannot create a temporary directory in {}",
+            parent.display()
+        )
+    })?;
     if let Some(mode) = mode {
         fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
             .with_context(|| format!("cannot set the mode of {}", temp.path().display()))?;
