@@ -21,6 +21,7 @@ use crate::error::{Error, RootError};
 use crate::ordered::in_input_order;
 use crate::project::{ConfigSource, Resolver};
 use crate::scan::{RootScan, Scanner};
+use crate::trust::ReadPolicy;
 
 /// One root of a batch and the configuration decided for it.
 #[derive(Clone, Debug)]
@@ -50,6 +51,9 @@ pub struct Batch {
     roots: Vec<PathBuf>,
     resolver: Resolver,
     cwd: Option<OsString>,
+    policy: ReadPolicy,
+    /// The `name_pattern` every root starts from (defaults, `--config`, flags).
+    base_pattern: String,
     scanners: Mutex<HashMap<Config, Arc<Scanner>>>,
 }
 
@@ -61,14 +65,25 @@ impl Batch {
     /// value came from. A root whose own project file is broken gets a
     /// [`RootError`] when its turn comes, and the others go on.
     pub fn plan<P: AsRef<Path>>(roots: &[P], resolver: &Resolver) -> Result<Batch, RootError> {
+        Batch::plan_with_policy(roots, resolver, ReadPolicy::reference())
+    }
+
+    /// [`Batch::plan`], reading every root's rule files under `policy`.
+    pub fn plan_with_policy<P: AsRef<Path>>(
+        roots: &[P],
+        resolver: &Resolver,
+        policy: ReadPolicy,
+    ) -> Result<Batch, RootError> {
         let mut base = resolver.base.clone();
         resolver.overrides.apply(&mut base);
-        let scanner = Scanner::new(base.clone())
+        let scanner = Scanner::with_policy(base.clone(), policy.clone(), None)
             .map_err(|e| RootError::new(&e, &resolver.base_source, &resolver.base_notes))?;
         Ok(Batch {
             roots: roots.iter().map(|r| r.as_ref().to_path_buf()).collect(),
             resolver: resolver.clone(),
             cwd: std::env::current_dir().ok().map(PathBuf::into_os_string),
+            policy,
+            base_pattern: base.name_pattern.clone(),
             scanners: Mutex::new(HashMap::from([(base, Arc::new(scanner))])),
         })
     }
@@ -114,7 +129,14 @@ impl Batch {
         if let Some(scanner) = scanners.get(&config) {
             return Ok(Arc::clone(scanner));
         }
-        let scanner = Arc::new(Scanner::new(config.clone())?);
+        // A project's own configuration that changes `name_pattern` reads
+        // what it adds under the policy's rule for widened patterns.
+        let trusted = (config.name_pattern != self.base_pattern).then(|| self.base_pattern.clone());
+        let scanner = Arc::new(Scanner::with_policy(
+            config.clone(),
+            self.policy.clone(),
+            trusted,
+        )?);
         scanners.insert(config, Arc::clone(&scanner));
         Ok(scanner)
     }

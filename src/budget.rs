@@ -69,6 +69,8 @@ pub enum Disposition {
     Blank,
     /// Could not be read; the reason.
     Unreadable(String),
+    /// Not read: the reading policy withheld it (never under the reference's policy).
+    Withheld(crate::trust::Withheld),
     /// Read and counted, but its path alone no longer fit (`tokens` is its full count).
     PathOverBudget {
         /// Full token count of the file.
@@ -92,6 +94,8 @@ pub enum FileStatus {
     Blank,
     /// Could not be read.
     Unreadable,
+    /// Not read: the reading policy keeps it out of the prompt (`--links inside`, the hooks).
+    Withheld,
     /// Never read: the budget was exhausted or `max_file_count` reached before it.
     NotReached,
     /// Read and counted, but its path alone no longer fit the budget.
@@ -109,6 +113,7 @@ impl FileStatus {
             },
             Disposition::Blank => FileStatus::Blank,
             Disposition::Unreadable(_) => FileStatus::Unreadable,
+            Disposition::Withheld(_) => FileStatus::Withheld,
             Disposition::PathOverBudget { .. } => FileStatus::OverBudget,
             Disposition::NotReached => FileStatus::NotReached,
         }
@@ -122,6 +127,7 @@ impl FileStatus {
             FileStatus::Skipped => "skipped",
             FileStatus::Blank => "blank",
             FileStatus::Unreadable => "unreadable",
+            FileStatus::Withheld => "withheld",
             FileStatus::NotReached => "not_reached",
             FileStatus::OverBudget => "over_budget",
         }
@@ -270,6 +276,12 @@ pub fn allocate(
             ReadOutcome::Unreadable(reason) => {
                 skipped += 1;
                 dispositions.push(Disposition::Unreadable(reason));
+                continue;
+            }
+            // Counted as the reference counts a file it cannot read.
+            ReadOutcome::Withheld(why) => {
+                skipped += 1;
+                dispositions.push(Disposition::Withheld(why));
                 continue;
             }
         };

@@ -18,9 +18,10 @@ use sha2::{Digest, Sha256};
 use crate::budget::{tokens_included, FileStatus};
 use crate::config::Config;
 use crate::project::{ConfigSource, Resolver};
-use crate::read::{outcome_of, read_candidate_bytes};
+use crate::read::{outcome_of, ReadOutcome};
 use crate::render::{render, to_json_line};
 use crate::scan::Scanner;
+use crate::trust::ReadPolicy;
 
 /// The manifest's `schema` number.
 pub const MANIFEST_SCHEMA: u32 = 1;
@@ -37,6 +38,13 @@ pub struct Manifest {
     pub tool_version: String,
     /// How each root's configuration was decided (`verify` decides again the same way).
     pub settings: Resolver,
+    /// How rule files were read (absent: [`ReadPolicy::bundle`]); `verify`
+    /// reads them the same way.
+    #[serde(
+        default = "ReadPolicy::bundle",
+        skip_serializing_if = "ReadPolicy::is_bundle_default"
+    )]
+    pub read_policy: ReadPolicy,
     /// The git revision scanned in each root (`bundle --rev`); `verify`
     /// resolves it again, so a branch that moved makes the bundle stale.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,7 +191,13 @@ pub fn bundle_root_at(
         outcome_of(bytes)
     };
     let scan = match rev {
-        None => scanner.scan_with_reader(root, |c| digest(c, read_candidate_bytes(c)))?,
+        None => {
+            let guard = scanner.guard(root);
+            scanner.scan_with_reader(root, |c| match guard.read_bytes(c) {
+                Ok(read) => digest(c, read),
+                Err(withheld) => ReadOutcome::Withheld(withheld),
+            })?
+        }
         #[cfg(feature = "git")]
         Some(rev) => scanner.scan_rev_with_reader(root, rev, digest)?,
         #[cfg(not(feature = "git"))]

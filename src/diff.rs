@@ -107,13 +107,14 @@ pub struct PromptDiff {
     pub section_after: String,
 }
 
-/// One side's rule files: path, state, and what identifies its text.
+/// One side's rule files: path, state, and what the prompt shows of it.
 struct Seen<'a> {
     candidate: &'a Candidate,
     state: FileState,
-    /// The included text (for `ok`/`cropped`) and the full token count
-    /// when the file was read: equal fingerprints mean "no visible change".
-    fingerprint: (&'a str, i64),
+    /// The included text (for `ok`/`cropped`; empty otherwise): with equal
+    /// states, equal texts mean "no visible change". (A file's full token
+    /// count is not shown: a skipped file that grew is not a change.)
+    text: &'a str,
 }
 
 fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
@@ -122,8 +123,7 @@ fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
     scan.candidates
         .iter()
         .zip(&allocation.dispositions)
-        .zip(&allocation.facts)
-        .map(|((candidate, disposition), facts)| {
+        .map(|(candidate, disposition)| {
             let text = match disposition {
                 Disposition::Included(i) => result.files.get(*i).map_or("", |f| &f.content),
                 _ => "",
@@ -134,7 +134,7 @@ fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
                     status: FileStatus::of(disposition, result),
                     tokens: tokens_included(disposition, result),
                 },
-                fingerprint: (text, facts.tokens),
+                text,
             }
         })
         .collect()
@@ -230,9 +230,7 @@ fn compare(before: Vec<Seen<'_>>, after: Vec<Seen<'_>>) -> Vec<FileChange> {
             (Some(_), None) => Change::Removed,
             (None, Some(_)) => Change::Added,
             (Some(a), Some(b)) if a.state.status != b.state.status => Change::StatusChanged,
-            (Some(a), Some(b)) if a.state != b.state || a.fingerprint != b.fingerprint => {
-                Change::Changed
-            }
+            (Some(a), Some(b)) if a.state != b.state || a.text != b.text => Change::Changed,
             _ => continue,
         };
         let path = b.as_ref().or(a.as_ref()).map(|s| s.candidate.display());

@@ -99,6 +99,31 @@ impl std::fmt::Debug for RevTree {
     }
 }
 
+/// Whether `path` is a bare git repository (one with no work tree).
+pub fn is_bare_repository(path: &Path) -> bool {
+    gix::open_opts(path, gix::open::Options::isolated()).is_ok_and(|repo| repo.is_bare())
+}
+
+/// The paths (relative to the work tree, `/`-separated) of the files in
+/// the index of the repository whose work tree is `top`: what git tracks.
+/// Empty when there is no readable repository or index there. Opened
+/// isolated (no user or system configuration; nothing of the repository's
+/// configuration is run).
+pub fn tracked_files(top: &Path) -> Vec<Vec<u8>> {
+    let Ok(repo) = gix::open_opts(top, gix::open::Options::isolated()) else {
+        return Vec::new();
+    };
+    let Ok(index) = repo.index_or_empty() else {
+        return Vec::new();
+    };
+    let paths = index
+        .entries()
+        .iter()
+        .map(|entry| entry.path(&index).to_vec())
+        .collect();
+    paths
+}
+
 fn git_error(what: impl std::fmt::Display) -> Error {
     Error::Git(what.to_string())
 }
@@ -114,10 +139,22 @@ impl RevTree {
             ))
         })?;
         let id = repo.rev_parse_single(rev).map_err(|e| {
-            git_error(format!(
-                "{}: cannot resolve revision `{rev}`: {e}",
-                repo_path.display()
-            ))
+            // gix says "The rev-spec is malformed and misses a ref name" for
+            // a HEAD that points at a branch with no commit yet.
+            let unborn = repo.head().ok().filter(|head| head.is_unborn());
+            match unborn {
+                Some(head) => git_error(format!(
+                    "{}: cannot resolve revision `{rev}`: the repository has no commits yet \
+                     (HEAD is the unborn branch {})",
+                    repo_path.display(),
+                    head.referent_name()
+                        .map_or_else(|| "?".into(), |n| n.shorten().to_string())
+                )),
+                None => git_error(format!(
+                    "{}: cannot resolve revision `{rev}`: {e}",
+                    repo_path.display()
+                )),
+            }
         })?;
         let tree = id
             .object()

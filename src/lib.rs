@@ -41,6 +41,8 @@ pub mod scan;
 pub mod shard;
 mod sys;
 pub mod tokenize;
+pub mod trust;
+pub mod visible;
 
 pub use budget::{FileEntry, ScanResult, Status};
 pub use config::Config;

@@ -22,6 +22,8 @@ pub enum ReadOutcome {
     Blank,
     /// Could not be opened or read, or is not a regular file.
     Unreadable(String),
+    /// Not read: the [`crate::trust::ReadPolicy`] keeps it out of the prompt.
+    Withheld(crate::trust::Withheld),
 }
 
 /// Decoded file text plus what decoding had to repair.

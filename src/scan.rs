@@ -10,7 +10,8 @@ use crate::budget::{allocate, Allocation, ScanResult};
 use crate::config::Config;
 use crate::discover::{path::abspath_of, walk::discover, Candidate, Matchers};
 use crate::error::Error;
-use crate::read::{read_candidate, ReadOutcome};
+use crate::read::ReadOutcome;
+use crate::trust::{Guard, ReadPolicy};
 
 /// Everything known about one scanned root.
 #[derive(Clone, Debug)]
@@ -37,17 +38,33 @@ impl RootScan {
     }
 }
 
-/// A compiled configuration, ready to scan any number of roots.
+/// A compiled configuration, ready to scan any number of roots, and the
+/// policy its rule files are read under.
 #[derive(Debug)]
 pub struct Scanner {
     config: Config,
     matchers: Matchers,
     cwd: Option<Vec<u8>>,
+    policy: ReadPolicy,
+    /// The user's `name_pattern`, when `config` (a project's own) replaced it.
+    trusted_pattern: Option<String>,
 }
 
 impl Scanner {
-    /// Compiles `config`. Fails where the reference raises, before any walking.
+    /// Compiles `config`, to read as the reference reads. Fails where the
+    /// reference raises, before any walking.
     pub fn new(config: Config) -> Result<Scanner, Error> {
+        Scanner::with_policy(config, ReadPolicy::reference(), None)
+    }
+
+    /// Compiles `config`, to read under `policy`. `trusted_pattern` is the
+    /// user's `name_pattern` when `config` is a project's own that replaced
+    /// it (see [`ReadPolicy::committed_only_when_widened`]).
+    pub fn with_policy(
+        config: Config,
+        policy: ReadPolicy,
+        trusted_pattern: Option<String>,
+    ) -> Result<Scanner, Error> {
         let matchers = Matchers::new(&config)?;
         let cwd = std::env::current_dir()
             .ok()
@@ -56,7 +73,19 @@ impl Scanner {
             config,
             matchers,
             cwd,
+            policy,
+            trusted_pattern,
         })
+    }
+
+    /// The reading policy for the root `root`: reads a candidate the way
+    /// this scanner's scans do.
+    pub fn guard(&self, root: &Path) -> Guard {
+        if self.policy.is_reference() {
+            return Guard::reference();
+        }
+        let abs = self.abs_root(root).unwrap_or_else(|| root.to_path_buf());
+        Guard::new(&abs, &self.policy, self.trusted_pattern.as_deref())
     }
 
     /// The configuration this scanner applies.
@@ -84,7 +113,8 @@ impl Scanner {
 
     /// Scans one root, keeping candidates and per-candidate facts.
     pub fn scan_detailed(&self, root: &Path) -> Result<RootScan, Error> {
-        self.scan_with_reader(root, read_candidate)
+        let guard = self.guard(root);
+        self.scan_with_reader(root, |candidate| guard.read(candidate))
     }
 
     /// Scans one root, reading each file the budget pass reaches with `read`

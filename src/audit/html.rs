@@ -19,6 +19,7 @@ use std::io::{self, Read, Write};
 use sha2::{Digest, Sha256};
 
 use super::{percent, relative, FileStatus, RootAudit};
+use crate::visible::visible;
 
 /// The page's one script. Its hash is computed at generation time and is
 /// the only script the Content-Security-Policy allows.
@@ -50,6 +51,13 @@ fn push_escaped(out: &mut String, text: &str) {
             c => out.push(c),
         }
     }
+}
+
+/// Pushes a name or a message (a path, a root, a warning): escaped, with
+/// the characters that could make it look like another one (controls,
+/// bidirectional overrides, line separators) shown as `\u{…}`.
+fn push_name(out: &mut String, text: &str) {
+    push_escaped(out, &visible(text));
 }
 
 /// Standard base64 (RFC 4648, with padding).
@@ -138,7 +146,7 @@ fn status_class(status: FileStatus) -> &'static str {
     match status {
         FileStatus::Ok => "ok",
         FileStatus::Cropped => "cr",
-        FileStatus::Blank | FileStatus::Unreadable => "bl",
+        FileStatus::Blank | FileStatus::Unreadable | FileStatus::Withheld => "bl",
         FileStatus::Skipped | FileStatus::NotReached | FileStatus::OverBudget => "sk",
     }
 }
@@ -202,9 +210,9 @@ impl HtmlReport {
         self.index += 1;
         self.errors += 1;
         let mut h = format!("<section class=root id=r{index}><h2>");
-        push_escaped(&mut h, root);
+        push_name(&mut h, root);
         h.push_str("</h2><p class=bad>error: ");
-        push_escaped(&mut h, error);
+        push_name(&mut h, error);
         h.push_str("</p></section>\n");
         out.write_all(h.as_bytes())
     }
@@ -395,7 +403,7 @@ impl HtmlReport {
         );
         for line in &order[..shown] {
             let _ = write!(h, "<tr><th scope=\"row\"><a href=\"#r{}\">", line.index);
-            push_escaped(h, &line.root);
+            push_name(h, &line.root);
             let _ = write!(
                 h,
                 "</a></th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
@@ -446,9 +454,9 @@ impl HtmlReport {
         }
         for b in &self.biggest {
             h.push_str("<tr><th scope=\"row\" class=\"path\">");
-            push_escaped(h, &b.path);
+            push_name(h, &b.path);
             let _ = write!(h, "</th><td><a href=\"#r{}\">", b.root_index);
-            push_escaped(h, &b.root);
+            push_name(h, &b.root);
             let _ = write!(
                 h,
                 "</a></td><td class=\"{}\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
@@ -467,14 +475,14 @@ impl HtmlReport {
 fn push_root_header(h: &mut String, audit: &RootAudit) {
     let t = &audit.totals;
     h.push_str("<h2>");
-    push_escaped(h, &audit.root);
+    push_name(h, &audit.root);
     h.push_str("</h2><p class=abs>");
     if audit.abs_root != audit.root {
-        push_escaped(h, &audit.abs_root);
+        push_name(h, &audit.abs_root);
         h.push_str(" · ");
     }
     h.push_str("config: ");
-    push_escaped(h, &audit.config_source.describe());
+    push_name(h, &audit.config_source.describe());
     let _ = write!(
         h,
         "</p><p>budget used <b>{}</b> of {} ({}) · tokens included {} of {} counted · rule files {} · warnings {}</p>",
@@ -522,7 +530,7 @@ fn push_file_table(h: &mut String, audit: &RootAudit) {
             h.push_str("<td>-<td>-");
         }
         h.push_str("<td class=path>");
-        push_escaped(h, relative(&f.path, &audit.abs_root));
+        push_name(h, relative(&f.path, &audit.abs_root));
     }
     h.push_str("</table></div>");
 }
@@ -538,13 +546,13 @@ fn push_warning_list(h: &mut String, audit: &RootAudit) {
         let _ = write!(h, "<li><code>{}</code> ", w.kind.as_str());
         if let Some(path) = &w.path {
             h.push_str("<span class=path>");
-            push_escaped(h, relative(path, &audit.abs_root));
+            push_name(h, relative(path, &audit.abs_root));
             if let Some(line) = w.line {
                 let _ = write!(h, ":{line}");
             }
             h.push_str("</span>: ");
         }
-        push_escaped(h, &w.message);
+        push_name(h, &w.message);
         h.push_str("</li>");
     }
     h.push_str("</ul>");
@@ -575,7 +583,7 @@ fn push_bar(h: &mut String, audit: &RootAudit, max: f64) {
             let path_w = f.path_tokens as f64 * k;
             let text_w = f.tokens_included as f64 * k;
             h.push_str("<g><title>");
-            push_escaped(h, relative(&f.path, &audit.abs_root));
+            push_name(h, relative(&f.path, &audit.abs_root));
             let _ = write!(
                 h,
                 ": {} + {} path tokens</title><rect class=pa x={x:.1} width={path_w:.1} />\

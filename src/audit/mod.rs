@@ -16,7 +16,7 @@ pub mod undiscovered;
 pub mod warnings;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -27,12 +27,13 @@ use crate::config::{Config, Key, LoadNotes, Number};
 use crate::discover::Candidate;
 use crate::error::Error;
 use crate::project::ConfigSource;
-use crate::read::{read_candidate, ReadOutcome};
+use crate::read::ReadOutcome;
 use crate::scan::{RootScan, Scanner};
 use crate::tokenize;
+use crate::trust::Withheld;
 use undiscovered::{walk_for_audit, Exhaustive, Missed, Reason, UnreadableDir};
 use warnings::{
-    check_link, host_expansions, host_expansions_in_path, LinkCheck, NestedRepos, Warning,
+    host_expansions, host_expansions_in_path, LinkCheck, LinkChecker, NestedRepos, Warning,
     WarningKind,
 };
 
@@ -109,8 +110,16 @@ pub struct Totals {
     pub blank: usize,
     /// Unreadable files.
     pub unreadable: usize,
+    /// Files the reading policy withheld (never under the reference's policy,
+    /// so absent from the reference's reports).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub withheld: usize,
     /// Warnings.
     pub warnings: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The audit of one root.
@@ -145,6 +154,7 @@ struct Reading {
     replaced: usize,
     blank: bool,
     unreadable: Option<String>,
+    withheld: Option<Withheld>,
 }
 
 /// Audits `root` with `scanner`, whose configuration came from `source`.
@@ -186,18 +196,19 @@ pub fn audit_root_at(
         scan: &scan,
         config,
         on_disk: rev.is_none(),
-        canonical_root: std::fs::canonicalize(&scan.abs_root).ok(),
+        links: LinkChecker::new(std::fs::canonicalize(&scan.abs_root).ok()),
         nested: NestedRepos::default(),
         expansions,
     };
     let mut files = Vec::with_capacity(scan.candidates.len());
+    let guard = scanner.guard(root);
     for (i, candidate) in scan.candidates.iter().enumerate() {
         let disposition = &scan.allocation.dispositions[i];
         let reading = context.reading(i, candidate, disposition, |candidate| {
             Ok(match &mut snapshot {
                 #[cfg(feature = "git")]
                 Some(snap) => crate::read::outcome_of(snap.read(candidate)?),
-                _ => read_candidate(candidate),
+                _ => guard.read(candidate),
             })
         })?;
         files.push(context.audit_file(candidate, disposition, &reading, &mut warnings));
@@ -263,9 +274,12 @@ fn scan_for_audit(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<A
     #[cfg_attr(not(feature = "git"), allow(unused_mut))]
     let mut snapshot = None;
     let scan = match rev {
-        None => scanner.scan_with_walk(root, walk, |candidate| {
-            note_expansions(candidate, read_candidate(candidate))
-        })?,
+        None => {
+            let guard = scanner.guard(root);
+            scanner.scan_with_walk(root, walk, |candidate| {
+                note_expansions(candidate, guard.read(candidate))
+            })?
+        }
         #[cfg(feature = "git")]
         Some(rev) => {
             let snap = snapshot.insert(scanner.open_rev(root, rev)?);
@@ -295,7 +309,7 @@ struct FileContext<'s> {
     /// The root is a directory on disk (not a git revision): links and
     /// nested repositories can be looked at.
     on_disk: bool,
-    canonical_root: Option<PathBuf>,
+    links: LinkChecker,
     nested: NestedRepos,
     /// Host expansions found in the text read so far, by full path.
     expansions: HashMap<Vec<u8>, Vec<Warning>>,
@@ -327,6 +341,10 @@ impl FileContext<'_> {
                 unreadable: Some(reason.clone()),
                 ..Reading::default()
             },
+            Disposition::Withheld(why) => Reading {
+                withheld: Some(why.clone()),
+                ..Reading::default()
+            },
             Disposition::Included(_) | Disposition::PathOverBudget { .. } => Reading {
                 tokens: Some(facts.tokens),
                 replaced: facts.replaced,
@@ -354,7 +372,7 @@ impl FileContext<'_> {
         };
         // A revision's files are not on disk: only a checkout could be looked at.
         let link = if self.on_disk {
-            check_link(candidate.as_path(), self.canonical_root.as_deref())
+            self.links.check(candidate.as_path())
         } else {
             LinkCheck::Fine
         };
@@ -439,6 +457,10 @@ fn read_unreached(
         },
         ReadOutcome::Unreadable(reason) => Reading {
             unreadable: Some(reason),
+            ..Reading::default()
+        },
+        ReadOutcome::Withheld(why) => Reading {
+            withheld: Some(why),
             ..Reading::default()
         },
     }
@@ -577,6 +599,13 @@ fn file_warnings(
             format!("cannot be read ({reason})"),
         ));
     }
+    if let Some(why) = &reading.withheld {
+        warnings.push(Warning::file(
+            WarningKind::Withheld,
+            path,
+            format!("withheld ({}): {why}", why.kind()),
+        ));
+    }
     let cost = reading
         .tokens
         .map_or(String::new(), |n| format!(" (would cost {n} tokens)"));
@@ -692,6 +721,7 @@ fn totals(files: &[FileAudit], result: &ScanResult, warnings: usize, config: &Co
             FileStatus::Cropped => t.cropped += 1,
             FileStatus::Blank => t.blank += 1,
             FileStatus::Unreadable => t.unreadable += 1,
+            FileStatus::Withheld => t.withheld += 1,
             s if s.is_budget_skip() => t.skipped += 1,
             _ => {}
         }

@@ -52,6 +52,9 @@ pub enum WarningKind {
     Skipped,
     /// A rule file that cannot be read (permissions, not a regular file, …).
     Unreadable,
+    /// A rule file the reading policy kept out of the prompt (`--links
+    /// inside`, the hooks and the MCP server; see [`crate::trust`]).
+    Withheld,
     /// A limit outside the host settings page's range.
     LimitOutOfRange,
     /// A key in the configuration file that is none of the six: ignored (a typo?).
@@ -66,7 +69,7 @@ pub enum WarningKind {
 
 impl WarningKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [WarningKind; 22] = [
+    pub const ALL: [WarningKind; 23] = [
         WarningKind::HostInclude,
         WarningKind::HostIncludeOriginal,
         WarningKind::HostPlaceholder,
@@ -84,6 +87,7 @@ impl WarningKind {
         WarningKind::Cropped,
         WarningKind::Skipped,
         WarningKind::Unreadable,
+        WarningKind::Withheld,
         WarningKind::LimitOutOfRange,
         WarningKind::UnknownConfigKey,
         WarningKind::SurprisingValue,
@@ -111,6 +115,7 @@ impl WarningKind {
             WarningKind::Cropped => "cropped",
             WarningKind::Skipped => "skipped",
             WarningKind::Unreadable => "unreadable",
+            WarningKind::Withheld => "withheld",
             WarningKind::LimitOutOfRange => "limit_out_of_range",
             WarningKind::UnknownConfigKey => "unknown_config_key",
             WarningKind::SurprisingValue => "surprising_value",
@@ -269,20 +274,51 @@ impl LinkCheck {
     }
 }
 
-/// Checks the rule file at `path` against the root's canonical path
-/// (`None` when the root itself cannot be resolved).
-pub fn check_link(path: &Path, canonical_root: Option<&Path>) -> LinkCheck {
-    let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    if !is_link {
-        return LinkCheck::Fine;
+/// Checks rule files against the root's canonical path: a link, or a file
+/// reached through a linked directory, that resolves outside the root.
+/// Remembers each directory's resolved path.
+#[derive(Debug, Default)]
+pub struct LinkChecker {
+    canonical_root: Option<PathBuf>,
+    dirs: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl LinkChecker {
+    /// A checker for the root whose canonical path is `canonical_root`
+    /// (`None` when the root itself cannot be resolved: nothing is outside).
+    pub fn new(canonical_root: Option<PathBuf>) -> LinkChecker {
+        LinkChecker {
+            canonical_root,
+            dirs: HashMap::new(),
+        }
     }
-    match fs::canonicalize(path) {
-        Ok(target) => match canonical_root {
-            Some(root) if !target.starts_with(root) => LinkCheck::Outside(target),
-            _ => LinkCheck::Fine,
-        },
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => LinkCheck::Loop,
-        Err(e) => LinkCheck::Broken(e.to_string()),
+
+    /// What the rule file at `path` resolves to.
+    pub fn check(&mut self, path: &Path) -> LinkCheck {
+        let Some(root) = self.canonical_root.as_deref() else {
+            return LinkCheck::Fine;
+        };
+        let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            // Reached through a linked directory? Its directory resolves outside.
+            let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+                return LinkCheck::Fine;
+            };
+            let real_dir = self
+                .dirs
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| fs::canonicalize(dir).ok());
+            return match real_dir {
+                Some(real) if !real.starts_with(root) => LinkCheck::Outside(real.join(name)),
+                _ => LinkCheck::Fine,
+            };
+        }
+        match fs::canonicalize(path) {
+            Ok(target) if !target.starts_with(root) => LinkCheck::Outside(target),
+            Ok(_) => LinkCheck::Fine,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => LinkCheck::Loop,
+            Err(e) => LinkCheck::Broken(e.to_string()),
+        }
     }
 }
 

@@ -222,9 +222,16 @@ pub struct HookArgs {
     /// The agent whose hook event is on stdin.
     #[arg(value_name = "AGENT")]
     pub agent: Agent,
+    /// Give up after SECS seconds (printing nothing, a line in the log), so a
+    /// huge tree never holds up the agent; 0: no limit.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    pub timeout: f64,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// `init` arguments.
@@ -263,6 +270,9 @@ pub struct McpArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// What `merge` combines.
@@ -368,6 +378,71 @@ pub struct ConfigArgs {
     pub no_env: bool,
 }
 
+/// Which symlinked rule files are read (see `docs/security.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LinksArg {
+    /// Every link, wherever it leads, as the reference does.
+    Follow,
+    /// Only files whose real path stays inside the root and outside `.git`;
+    /// the others are withheld (status `withheld`, with the reason).
+    Inside,
+}
+
+/// How rule files are read: as the reference reads them (the default for
+/// `scan`, `render`, `audit`, `bundle`), or the safe subset (the default for
+/// what agents run unattended: `hook`, `mcp`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ReadArgs {
+    /// Which symlinked rule files are read: `follow` every link, as the
+    /// reference does, or only those `inside` the root (a link to
+    /// ~/.ssh/id_rsa or /proc/self/environ, a linked directory outside the
+    /// root, and anything in .git/ are withheld). Default: `follow`, except
+    /// for `hook` and `mcp`, where it is `inside`.
+    #[arg(long, value_name = "WHICH", help_heading = "Reading")]
+    pub links: Option<LinksArg>,
+    /// Withhold rule files larger than N bytes, unread (0: no cap). Default:
+    /// no cap, except for `hook` and `mcp` (4194304, 4 MiB).
+    #[arg(long, value_name = "N", help_heading = "Reading")]
+    pub max_file_bytes: Option<u64>,
+    /// For `hook` and `mcp`: let a repository's own configuration (.a0proj)
+    /// that widens `name_pattern` include files git does not track. Without
+    /// it, the files such a pattern adds are read only when they are tracked
+    /// (a committed config cannot point the hook at a gitignored .env).
+    #[arg(long, help_heading = "Reading")]
+    pub trust_project_patterns: bool,
+}
+
+impl ReadArgs {
+    /// The policy these flags choose, from the command's defaults:
+    /// `unattended` for `hook` and `mcp`, else the reference's.
+    pub fn policy(&self, unattended: bool) -> promptinclude::trust::ReadPolicy {
+        use promptinclude::trust::{Links, ReadPolicy};
+        let mut policy = if unattended {
+            ReadPolicy::unattended()
+        } else {
+            ReadPolicy::reference()
+        };
+        match self.links {
+            Some(LinksArg::Follow) => {
+                policy.links = Links::Follow;
+                policy.refuse_special = false;
+            }
+            Some(LinksArg::Inside) => {
+                policy.links = Links::Inside;
+                policy.refuse_special = true;
+            }
+            None => {}
+        }
+        if let Some(cap) = self.max_file_bytes {
+            policy.max_file_bytes = (cap > 0).then_some(cap);
+        }
+        if self.trust_project_patterns {
+            policy.committed_only_when_widened = false;
+        }
+        policy
+    }
+}
+
 /// A limit as Python would take it: an integer of any size, or a float
 /// (`2.5`, `1e3`, `inf`, `nan`).
 fn parse_number(text: &str) -> Result<Number, String> {
@@ -454,6 +529,9 @@ pub struct ScanArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// `render` arguments.
@@ -473,6 +551,9 @@ pub struct RenderArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// `check-ignore` arguments.
@@ -502,7 +583,7 @@ pub struct CheckIgnoreArgs {
 }
 
 /// What `audit --fail-on` can fail on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailOn {
     /// A rule file was cropped.
     Cropped,
@@ -510,6 +591,28 @@ pub enum FailOn {
     Skipped,
     /// Any warning at all.
     Warning,
+    /// A warning of this kind (`symlink_outside_root`, `withheld`, …).
+    Kind(promptinclude::audit::warnings::WarningKind),
+}
+
+fn parse_fail_on(text: &str) -> Result<FailOn, String> {
+    use promptinclude::audit::warnings::WarningKind;
+    match text {
+        "cropped" => Ok(FailOn::Cropped),
+        "skipped" => Ok(FailOn::Skipped),
+        "warning" => Ok(FailOn::Warning),
+        _ => WarningKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == text)
+            .map(FailOn::Kind)
+            .ok_or_else(|| {
+                let kinds: Vec<&str> = WarningKind::ALL.iter().map(|k| k.as_str()).collect();
+                format!(
+                    "expected cropped, skipped, warning or a warning kind ({})",
+                    kinds.join(", ")
+                )
+            }),
+    }
 }
 
 /// When to colour output.
@@ -533,12 +636,15 @@ pub struct AuditArgs {
     /// JSON Lines (schema promptinclude.audit/1): one record per root, then a summary.
     #[arg(long)]
     pub json: bool,
-    /// Exit 1 when any root has a cropped file, a file left out by the budget,
-    /// or any warning (comma-separated).
+    /// Exit 1 when any root has a cropped file (`cropped`), a file left out
+    /// by the budget (`skipped`), any warning (`warning`), or a warning of a
+    /// given kind, e.g. `symlink_outside_root` (a committed link that reads
+    /// a file outside the repository). Comma-separated.
     #[arg(
         long,
         value_name = "WHAT",
         value_delimiter = ',',
+        value_parser = parse_fail_on,
         help_heading = "Gates"
     )]
     pub fail_on: Vec<FailOn>,
@@ -559,6 +665,9 @@ pub struct AuditArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// `bundle` arguments.
@@ -573,6 +682,9 @@ pub struct BundleArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// `diff` output formats.

@@ -5,14 +5,16 @@
 //! root in parallel and printed in input order; this module only formats
 //! them and decides the exit status.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
 use promptinclude::audit::summary::{Failure, Summary};
+use promptinclude::audit::warnings::WarningKind;
 use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, Record, RootAudit};
 use promptinclude::batch::Batch;
+use promptinclude::visible::visible;
 use promptinclude::RootError;
 use serde::Serialize;
 
@@ -30,6 +32,7 @@ struct Gates {
     cropped: bool,
     skipped: bool,
     warning: bool,
+    kinds: Vec<WarningKind>,
     max_tokens: Option<u64>,
 }
 
@@ -39,6 +42,14 @@ impl Gates {
             cropped: args.fail_on.contains(&FailOn::Cropped),
             skipped: args.fail_on.contains(&FailOn::Skipped),
             warning: args.fail_on.contains(&FailOn::Warning),
+            kinds: args
+                .fail_on
+                .iter()
+                .filter_map(|gate| match gate {
+                    FailOn::Kind(kind) => Some(*kind),
+                    _ => None,
+                })
+                .collect(),
             max_tokens: args.max_tokens,
         }
     }
@@ -69,8 +80,9 @@ impl Gates {
                 ));
             }
         }
-        if self.warning {
-            for w in &report.warnings {
+        let gated = |kind| self.warning || self.kinds.contains(&kind);
+        for w in report.warnings.iter().filter(|w| gated(w.kind)) {
+            {
                 let reason = match w.line {
                     Some(line) => format!("warning {} (line {line}): {}", w.kind, w.message),
                     None => format!("warning {}: {}", w.kind, w.message),
@@ -97,7 +109,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let rev = args.roots.rev.as_deref();
     let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
-    let batch = Batch::plan(&roots, &resolver)?;
+    let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
     let gates = Gates::new(args);
     let mut summary = Summary::default();
     let mut status = ExitStatus::Success;
@@ -149,6 +161,8 @@ struct AuditOutput {
     out: std::io::BufWriter<std::io::StdoutLock<'static>>,
     json: bool,
     paint: Paint,
+    /// Names and messages are shown with [`visible`] (stdout is a terminal).
+    escape: bool,
 }
 
 impl AuditOutput {
@@ -165,6 +179,7 @@ impl AuditOutput {
             out,
             json: args.json,
             paint,
+            escape: !args.json && std::io::stdout().is_terminal(),
         })
     }
 
@@ -175,7 +190,12 @@ impl AuditOutput {
         if self.json {
             write_record(&mut self.out, "error", &ErrorRecord::new(given, error))?;
         } else {
-            writeln!(self.out, "{root}\n  error: {error}\n")?;
+            let (root, error) = (shown(self.escape, &root), error.to_string());
+            writeln!(
+                self.out,
+                "{root}\n  error: {}\n",
+                shown(self.escape, &error)
+            )?;
         }
         match &mut self.html {
             Some(html) => html
@@ -190,7 +210,7 @@ impl AuditOutput {
         if self.json {
             write_record(&mut self.out, "root", report)?;
         } else {
-            write_report(&mut self.out, report, self.paint)?;
+            write_report(&mut self.out, report, self.paint, self.escape)?;
         }
         match &mut self.html {
             Some(html) => html.report.write_root(&mut html.body, report, section),
@@ -216,10 +236,15 @@ impl AuditOutput {
 
 /// Prints one stderr line per gate failure; `Problems` if there is any.
 pub fn report_failures(summary: &Summary) -> ExitStatus {
+    let escape = std::io::stderr().is_terminal();
     for f in &summary.failures {
+        let (root, reason) = (shown(escape, &f.root), shown(escape, &f.reason));
         match &f.path {
-            Some(path) => eprintln!("promptinclude: gate: {}: {path}: {}", f.root, f.reason),
-            None => eprintln!("promptinclude: gate: {}: {}", f.root, f.reason),
+            Some(path) => eprintln!(
+                "promptinclude: gate: {root}: {}: {reason}",
+                shown(escape, path)
+            ),
+            None => eprintln!("promptinclude: gate: {root}: {reason}"),
         }
     }
     if summary.failures.is_empty() {
@@ -272,14 +297,29 @@ pub fn write_record<T: Serialize>(
     out.write_all(b"\n")
 }
 
-fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::io::Result<()> {
+/// `text` as shown: with [`visible`] when `escape` (a terminal), else as is.
+fn shown(escape: bool, text: &str) -> std::borrow::Cow<'_, str> {
+    if escape {
+        visible(text)
+    } else {
+        text.into()
+    }
+}
+
+fn write_report(
+    out: &mut impl Write,
+    report: &RootAudit,
+    paint: Paint,
+    escape: bool,
+) -> std::io::Result<()> {
     let title = if report.root == report.abs_root {
         report.root.clone()
     } else {
         format!("{} ({})", report.root, report.abs_root)
     };
-    writeln!(out, "{}", paint.code("1", &title))?;
-    writeln!(out, "config: {}", report.config_source)?;
+    writeln!(out, "{}", paint.code("1", &shown(escape, &title)))?;
+    let source = report.config_source.to_string();
+    writeln!(out, "config: {}", shown(escape, &source))?;
     for env in &report.env {
         let verdict = if env.applied {
             "applied"
@@ -288,8 +328,8 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
         };
         writeln!(out, "env: {}={:?} ({verdict})", env.variable, env.raw)?;
     }
-    write_file_table(out, report, paint)?;
-    write_warnings(out, report, paint)?;
+    write_file_table(out, report, paint, escape)?;
+    write_warnings(out, report, paint, escape)?;
     let t = &report.totals;
     writeln!(
         out,
@@ -312,7 +352,12 @@ fn write_report(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::
 }
 
 /// The table of a root's rule files (or "no rule files").
-fn write_file_table(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::io::Result<()> {
+fn write_file_table(
+    out: &mut impl Write,
+    report: &RootAudit,
+    paint: Paint,
+    escape: bool,
+) -> std::io::Result<()> {
     let rows: Vec<[String; 4]> = report
         .files
         .iter()
@@ -330,7 +375,7 @@ fn write_file_table(out: &mut impl Write, report: &RootAudit, paint: Paint) -> s
                 } else {
                     "-".to_string()
                 },
-                relative(&f.path, &report.abs_root).to_string(),
+                shown(escape, relative(&f.path, &report.abs_root)).into_owned(),
             ]
         })
         .collect();
@@ -385,7 +430,12 @@ fn write_file_table(out: &mut impl Write, report: &RootAudit, paint: Paint) -> s
 }
 
 /// A root's warnings, one line each, paths relative to the root.
-fn write_warnings(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std::io::Result<()> {
+fn write_warnings(
+    out: &mut impl Write,
+    report: &RootAudit,
+    paint: Paint,
+    escape: bool,
+) -> std::io::Result<()> {
     if !report.warnings.is_empty() {
         writeln!(out, "warnings:")?;
         let kind_w = report
@@ -407,7 +457,13 @@ fn write_warnings(out: &mut impl Write, report: &RootAudit, paint: Paint) -> std
             if !place.is_empty() {
                 place.push_str(": ");
             }
-            writeln!(out, "  {}  {place}{}", paint.code("33", &kind), w.message)?;
+            writeln!(
+                out,
+                "  {}  {}{}",
+                paint.code("33", &kind),
+                shown(escape, &place),
+                shown(escape, &w.message)
+            )?;
         }
     }
     Ok(())

@@ -37,7 +37,9 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
     let rev = args.roots.rev.as_deref();
     let (roots, indices) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
-    let batch = Batch::plan(&roots, &resolver)?;
+    let mut read_policy = args.read.policy(false);
+    read_policy.refuse_special = true;
+    let batch = Batch::plan_with_policy(&roots, &resolver, read_policy.clone())?;
     let mut status = ExitStatus::Success;
     write_bundle(&args.out, |temp| {
         let mut entries = Vec::with_capacity(roots.len());
@@ -82,6 +84,7 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
             schema: MANIFEST_SCHEMA,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
             settings: resolver,
+            read_policy,
             rev: args.roots.rev.clone(),
             roots: entries,
             errors,
@@ -279,7 +282,8 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
     let (dir, manifest_path) = locate_bundle(&args.dir);
     let manifest = read_manifest(&manifest_path)?;
     let abs_roots = roots_to_verify(&manifest);
-    let batch = Batch::plan(&abs_roots, &manifest.settings)?;
+    let batch =
+        Batch::plan_with_policy(&abs_roots, &manifest.settings, manifest.read_policy.clone())?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut stale = 0;

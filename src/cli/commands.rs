@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
+#[cfg(feature = "mcp")]
 use promptinclude::project::Resolver;
+#[cfg(feature = "mcp")]
 use promptinclude::render::{json_string, render, to_json_line};
 use promptinclude::RootError;
 use promptinclude::{Error, RootScan, Scanner};
@@ -92,7 +94,7 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     let resolver = resolver_for(&args.config, &args.roots)?;
     let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
-    let batch = Batch::plan(&roots, &resolver)?;
+    let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
     let rev = args.roots.rev.as_deref();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -169,7 +171,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     }
     let (roots, indices) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
-    let batch = Batch::plan(&roots, &resolver)?;
+    let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
     let rev = args.roots.rev.as_deref();
     let Some(out_dir) = &args.out_dir else {
         return render_one(&batch, args.json, rev);
@@ -222,16 +224,47 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
 
 /// One root's scan and rendered section with the configuration the host
 /// would give it (project file, `A0_SET_`, flags), from one walk; or why
-/// the root has none. Shared by `render ROOT`, the agent hooks and the MCP
-/// server.
+/// the root has none. Shared by `render ROOT` and the agent hooks.
 pub fn scan_and_render(
     batch: &Batch,
     root: &Path,
     rev: Option<&str>,
 ) -> Result<(RootScan, String), RootError> {
+    render_scan(batch, root, |scanner, root| scan_root(scanner, root, rev))
+}
+
+/// [`scan_and_render`] on disk, reading each rule file the budget pass
+/// reaches under the batch's reading policy until `cancelled()` says to stop
+/// (then every further read is unreadable: the MCP server's cancellation).
+#[cfg(feature = "mcp")]
+pub fn scan_and_render_until(
+    batch: &Batch,
+    root: &Path,
+    cancelled: impl Fn() -> bool,
+) -> Result<(RootScan, String), RootError> {
+    render_scan(batch, root, |scanner, root| {
+        let guard = scanner.guard(root);
+        scanner.scan_with_reader(root, |candidate| {
+            if cancelled() {
+                promptinclude::read::ReadOutcome::Unreadable(
+                    "the request was cancelled".to_string(),
+                )
+            } else {
+                guard.read(candidate)
+            }
+        })
+    })
+}
+
+/// The body of [`scan_and_render`]: plans `root`, scans it with `scan`, renders.
+fn render_scan(
+    batch: &Batch,
+    root: &Path,
+    scan: impl FnOnce(&Scanner, &Path) -> Result<RootScan, Error>,
+) -> Result<(RootScan, String), RootError> {
     let planned = batch.plan_root(root);
     let scanner = planned.scanner().map_err(Clone::clone)?;
-    let scan = scan_root(scanner, &planned.root, rev)
+    let scan = scan(scanner, &planned.root)
         .map_err(|e| RootError::new(&e, &planned.source, &planned.notes))?;
     let section = render(scan.result(), &scanner.config().name_pattern);
     Ok((scan, section))

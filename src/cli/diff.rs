@@ -3,13 +3,14 @@
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
 use promptinclude::diff::{Change, FileChange, FileState, PromptDiff, Totals};
+use promptinclude::visible::{visible, visible_lines};
 use promptinclude::{RootScan, Scanner};
 use serde::Serialize;
 
@@ -82,6 +83,15 @@ fn sides(args: &DiffArgs) -> Result<(Side, Side, PathBuf)> {
 /// `promptinclude diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
     let (base, head, root) = sides(args)?;
+    #[cfg(feature = "git")]
+    if args.worktree && promptinclude::git::is_bare_repository(&root) {
+        bail!(
+            "{} is a bare repository: it has no work tree for --worktree to compare; \
+             compare two revisions instead (promptinclude diff BASE HEAD {})",
+            root.display(),
+            root.display()
+        );
+    }
     let mut resolver = resolver(&args.config)?;
     // Project files on disk need not be those of either revision.
     resolver.project_config = false;
@@ -99,7 +109,10 @@ pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
         context: args.context,
     };
     let text = match args.format {
-        DiffFormat::Text => report.text(Paint(use_color(args.color))),
+        DiffFormat::Text => report.text(
+            Paint(use_color(args.color)),
+            std::io::stdout().is_terminal(),
+        ),
         DiffFormat::Json => report.json()?,
         DiffFormat::Markdown => report.markdown(),
     };
@@ -135,24 +148,6 @@ fn state(side: Option<FileState>) -> String {
     side.map_or("-".to_string(), |s| {
         format!("{} {}", s.status.as_str(), s.tokens)
     })
-}
-
-/// `text` with control characters written as escapes (`\n`, `\t`,
-/// `\u{1b}`), so that a file name cannot break a line or a table row.
-fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return text.into();
-    }
-    let mut shown = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            // `\n`, `\r`, `\t`, or `\u{hex}`.
-            shown.extend(c.escape_default());
-        } else {
-            shown.push(c);
-        }
-    }
-    shown.into()
 }
 
 /// A path as Markdown text: control characters made visible, and the
@@ -227,7 +222,9 @@ impl Report<'_> {
         ]
     }
 
-    fn text(&self, paint: Paint) -> String {
+    /// The report as text; `escape`: the section's lines are shown with
+    /// [`visible_lines`] (for a terminal).
+    fn text(&self, paint: Paint, escape: bool) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -272,6 +269,14 @@ impl Report<'_> {
                     Some(b'@') => "36",
                     _ => "",
                 };
+                // A rule line can hold escape sequences that would hide
+                // it, or another line, from a reviewer at a terminal.
+                let line = if escape {
+                    visible_lines(line)
+                } else {
+                    line.into()
+                };
+                let line = line.as_ref();
                 if code.is_empty() {
                     out.push_str(line);
                 } else {
@@ -467,17 +472,5 @@ mod tests {
             ("--- a\n+++ b\n", "@@ -1,2 +1,2 @@\n----\n++++\n same\n")
         );
         assert_eq!(split_header("--- a\n"), ("--- a\n", ""));
-    }
-
-    #[test]
-    fn control_characters_become_escapes() {
-        assert_eq!(
-            visible("a\nb\tc\r\u{0}\u{1b}\u{85}é"),
-            "a\\nb\\tc\\r\\u{0}\\u{1b}\\u{85}é"
-        );
-        assert!(matches!(
-            visible("plain"),
-            std::borrow::Cow::Borrowed("plain")
-        ));
     }
 }

@@ -24,7 +24,22 @@
 //!   `hookSpecificOutput`).
 //!
 //! Both agents run the hook with the session's environment, so project
-//! configuration (`.a0proj`) and `A0_SET_` apply exactly as for `render`.
+//! configuration (`.a0proj`) and `A0_SET_` apply as for `render`.
+//!
+//! Safe by default, because the agent runs it in any repository the user
+//! opens, vetted or not, and sends what it prints to the model provider
+//! (see `docs/security.md`):
+//!
+//! * it reads under [`promptinclude::trust::ReadPolicy::unattended`]: no rule file whose real path
+//!   leaves the root (`~/.ssh/id_rsa`, `/proc/self/environ`), nothing in
+//!   `.git/`, no file over 4 MiB, and no untracked file that only the
+//!   repository's own `name_pattern` adds; each withheld file is named in
+//!   the log with the reason (`--links`, `--max-file-bytes` and
+//!   `--trust-project-patterns` on the hook command relax this);
+//! * it renders the repository holding the session's directory, or that
+//!   directory when there is none, and never `/` or the home directory
+//!   themselves;
+//! * it gives up after `--timeout` seconds (default 5), printing nothing.
 //!
 //! Fail open: whatever goes wrong (bad stdin, a broken configuration, an
 //! unwritable state file), the hook prints nothing on stdout, exits 0, and
@@ -37,7 +52,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use promptinclude::batch::Batch;
-use promptinclude::ScanResult;
+use promptinclude::budget::Disposition;
+use promptinclude::trust::{is_too_wide, repository_top};
+use promptinclude::visible::visible;
+use promptinclude::{RootScan, ScanResult};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -97,7 +115,7 @@ struct Snapshot {
 /// `promptinclude hook AGENT`: never fails (see the module documentation).
 pub fn hook(args: &HookArgs) -> Result<ExitStatus> {
     let dir = args.agent.home();
-    match run(args, dir.as_deref()) {
+    match run_within_timeout(args, dir.clone()) {
         Ok(Some(text)) => {
             // A closed stdout is the agent's business; nothing to add.
             let mut out = std::io::stdout().lock();
@@ -135,6 +153,44 @@ fn log_line(dir: Option<&Path>, message: &str) {
     }
 }
 
+/// [`run`] on its own thread, given up after `--timeout` seconds: the
+/// process then ends (with the scan) and prints nothing.
+fn run_within_timeout(args: &HookArgs, dir: Option<PathBuf>) -> Result<Option<String>> {
+    let limit = std::time::Duration::try_from_secs_f64(args.timeout)
+        .ok()
+        .filter(|limit| !limit.is_zero());
+    let Some(limit) = limit else {
+        return run(args, dir.as_deref());
+    };
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let worker_dir = dir.clone();
+        let worker = std::thread::Builder::new()
+            .name("hook".to_string())
+            .spawn_scoped(scope, move || {
+                let _ = done.send(run(args, worker_dir.as_deref()));
+            });
+        if let Err(e) = worker {
+            return Err(anyhow!("cannot start the hook's thread: {e}"));
+        }
+        match outcome.recv_timeout(limit) {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                // The scan may still be walking: end the process without
+                // waiting for it (the scope would join it).
+                log_line(
+                    dir.as_deref(),
+                    &format!(
+                        "gave up after {} s (--timeout): nothing was added to the context",
+                        args.timeout
+                    ),
+                );
+                std::process::exit(0)
+            }
+        }
+    })
+}
+
 /// What to print for the event on stdin, if anything.
 fn run(args: &HookArgs, dir: Option<&Path>) -> Result<Option<String>> {
     let mut input = Vec::new();
@@ -150,15 +206,22 @@ fn run(args: &HookArgs, dir: Option<&Path>) -> Result<Option<String>> {
     if name != session_start && name != prompt_submit {
         return Ok(None);
     }
-    let root = project_root(args.agent, &event)?;
+    let start = session_dir(args.agent, &event)?;
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let root = hook_root(&start, home.as_deref().map(Path::new))?;
     let resolver = resolver(&args.config)?;
-    let batch = Batch::plan(std::slice::from_ref(&root), &resolver)
-        .map_err(|e| anyhow!("root {}: {e}", root.display()))?;
+    let batch = Batch::plan_with_policy(
+        std::slice::from_ref(&root),
+        &resolver,
+        args.read.policy(true),
+    )
+    .map_err(|e| anyhow!("root {}: {e}", root.display()))?;
     let (scan, section) = scan_and_render(&batch, &root, None)
         .map_err(|e| anyhow!("root {}: {e}", root.display()))?;
     if !scan.is_dir {
         return Err(anyhow!("root {}: not a directory", root.display()));
     }
+    log_withheld(dir, &root, &scan);
     let now = snapshot(&scan.abs_root, scan.result());
     let state = dir.and_then(|d| state_file(d, event.session_id.as_deref()));
     let before = state.as_deref().and_then(read_snapshot);
@@ -175,7 +238,13 @@ fn run(args: &HookArgs, dir: Option<&Path>) -> Result<Option<String>> {
     };
     if let Some(state) = &state {
         if before.as_ref() != Some(&now) {
-            save_snapshot(state, &now)?;
+            // Only the change notices need the state: the section goes out anyway.
+            if let Err(e) = save_snapshot(state, &now) {
+                log_line(
+                    dir,
+                    &format!("{e:#} (change notices are off for this session)"),
+                );
+            }
         }
     }
     if context.is_empty() {
@@ -206,11 +275,10 @@ fn run(args: &HookArgs, dir: Option<&Path>) -> Result<Option<String>> {
     Ok(Some(serde_json::to_string(&output)? + "\n"))
 }
 
-/// The root to render: Claude Code's `$CLAUDE_PROJECT_DIR` (the project the
-/// session belongs to, stable while the session's `cwd` moves), else the
-/// event's `cwd`, as Agent Zero and the pi extension use the working
-/// directory. Never a guessed repository root above it.
-fn project_root(agent: Agent, event: &Event) -> Result<PathBuf> {
+/// The session's directory: Claude Code's `$CLAUDE_PROJECT_DIR` (the project
+/// the session belongs to, stable while the session's `cwd` moves), else the
+/// event's `cwd`.
+fn session_dir(agent: Agent, event: &Event) -> Result<PathBuf> {
     let project_dir = match agent {
         Agent::ClaudeCode => std::env::var_os("CLAUDE_PROJECT_DIR").filter(|d| !d.is_empty()),
         Agent::Codex => None,
@@ -219,6 +287,73 @@ fn project_root(agent: Agent, event: &Event) -> Result<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| event.cwd.clone().filter(|c| c.is_absolute()))
         .ok_or_else(|| anyhow!("the hook event has no absolute `cwd`"))
+}
+
+/// The root the hook renders for a session in `start`: the work tree of the
+/// repository holding it (the nearest directory at or above it with a
+/// `.git`), or `start` itself when there is none or that repository is the
+/// home directory or `/` (a dotfiles repository). Never `/` or `home`
+/// themselves: a session started there would walk every project on the
+/// disk and put their rules into one context.
+fn hook_root(start: &Path, home: Option<&Path>) -> Result<PathBuf> {
+    let too_wide = |dir: &Path| is_too_wide(dir, home);
+    let root = match repository_top(start) {
+        Some(top) if !too_wide(&top) => top,
+        _ => start.to_path_buf(),
+    };
+    if too_wide(&root) {
+        return Err(anyhow!(
+            "the session is in {}: the hook never scans / or the home directory; \
+             start the agent in a project",
+            root.display()
+        ));
+    }
+    Ok(root)
+}
+
+/// Most withheld files named in the log, per reason.
+const WITHHELD_NAMED: usize = 3;
+
+/// One line in the log per reason the reading policy withheld rule files
+/// for: how many, and the first few of them.
+fn log_withheld(dir: Option<&Path>, root: &Path, scan: &RootScan) {
+    let mut by_kind: BTreeMap<&str, (usize, Vec<String>, String)> = BTreeMap::new();
+    let withheld = scan
+        .candidates
+        .iter()
+        .zip(&scan.allocation.dispositions)
+        .filter_map(|(candidate, disposition)| match disposition {
+            Disposition::Withheld(why) => Some((candidate, why)),
+            _ => None,
+        });
+    for (candidate, why) in withheld {
+        let (count, named, first_reason) = by_kind.entry(why.kind()).or_default();
+        *count += 1;
+        if named.len() < WITHHELD_NAMED {
+            named.push(visible(&candidate.display()).into_owned());
+        }
+        if first_reason.is_empty() {
+            *first_reason = why.to_string();
+        }
+    }
+    for (kind, (count, named, reason)) in by_kind {
+        let more = count - named.len();
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        log_line(
+            dir,
+            &format!(
+                "root {}: withheld {count} rule file(s) ({kind}; e.g. {}: {}): {}{more}",
+                root.display(),
+                named[0],
+                visible(&reason),
+                named.join(", "),
+            ),
+        );
+    }
 }
 
 /// What the session is given, file by file.

@@ -17,55 +17,119 @@
 //! declares the roots capability; else the current directory. Every
 //! request scans afresh (milliseconds), so edits show at once. Each root
 //! gets the configuration the host would give it (`.a0proj`, `A0_SET_`,
-//! the flags), as with `render`.
+//! the flags), as with `render`. A client that declares roots but does not
+//! answer `roots/list` within [`ROOTS_WAIT`] gets an error (a tool result
+//! with `isError`, a JSON-RPC error elsewhere) naming `--root`, not a scan
+//! of whatever the current directory is; a client that answers with an
+//! error, or with no `file://` root, gets the current directory.
+//!
+//! Safe by default, as the hooks are (`docs/security.md`): rule files are
+//! read under [`promptinclude::trust::ReadPolicy::unattended`] (nothing whose
+//! real path leaves the root, nothing in `.git/`, nothing over 4 MiB, no
+//! untracked file a project's own `name_pattern` adds; `--links`,
+//! `--max-file-bytes`, `--trust-project-patterns` relax it), and a root the
+//! client names, or the current directory, that is `/` or the home
+//! directory is not scanned (`--root` is the user's own and is served as
+//! given).
+//!
+//! JSON-RPC 2.0 (<https://www.jsonrpc.org/specification>) errors: what is
+//! not a message gets `-32700` or `-32600` from the transport
+//! ([`transport`]); a known method with params that do not fit it (such as
+//! `tools/call` without params) gets `-32602`, and so do arguments that
+//! the tool or the prompt does not take or of another JSON type than its
+//! schema says (`null` stands for an argument not given).
+//!
+//! Scans run on tokio's blocking threads (the walk itself on the shared
+//! rayon pool), so the runtime thread goes on reading and answering
+//! (`ping`, other requests) during one. When the client cancels a request
+//! (`notifications/cancelled`, or a `roots/list` wait is dropped with it),
+//! its handler stops waiting at once and nothing is sent (rmcp drops the
+//! answer to a cancelled request). In the background, what stops: no
+//! further root of the request is planned or walked, and no further rule
+//! file is read (a read after the cancel gives "unreadable" at once, so the
+//! budget pass runs out fast). What finishes: the walk of the root under
+//! way (the library's walk has no stop), a read already under way, and
+//! that root's budget pass and rendering over what was read; the result is
+//! dropped. When the client closes stdin, answers done within 5 s (rmcp's
+//! drain) are sent, later ones are not, and the server exits 0 without
+//! waiting for scans still running (they end with the process).
 
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
+use promptinclude::trust::is_too_wide;
 use promptinclude::{RootScan, Status};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ContentBlock,
+    CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, Implementation, JsonObject, ListPromptsResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, ServerRequest, Tool,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+// Roots are deprecated from protocol 2026-07-28 on (SEP-2577).
+#[allow(deprecated)]
+use rmcp::model::{ListRootsRequest, ListRootsResult};
+use rmcp::service::{PeerRequestOptions, RequestContext, ServiceError};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
 
 use super::args::McpArgs;
-use super::commands::scan_and_render;
+use super::commands::scan_and_render_until;
 use super::exit::ExitStatus;
 use super::settings::resolver;
+use transport::LineTransport;
+
+mod transport;
 
 /// The tool's and the prompt's name (the pi extension's tool has it too).
 const NAME: &str = "prompt_includes";
+
+/// The tool's arguments and their JSON types.
+const TOOL_ARGS: &[(&str, &str)] = &[("root", "string"), ("audit", "boolean")];
+
+/// The prompt's arguments and their JSON types.
+const PROMPT_ARGS: &[(&str, &str)] = &[("root", "string")];
+
+/// How long a request waits for the client's answer to `roots/list`.
+const ROOTS_WAIT: Duration = Duration::from_secs(5);
 
 /// `promptinclude mcp`: serves until the client closes stdin.
 pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
     // Planned once: a bad --config or A0_SET_ value stops the server at
     // start, and scanners compiled for a configuration serve every request.
     // The roots come with each request, so none are planned here.
-    let batch = Batch::plan::<PathBuf>(&[], &resolver(&args.config)?)?;
+    let batch =
+        Batch::plan_with_policy::<PathBuf>(&[], &resolver(&args.config)?, args.read.policy(true))?;
     let server = Server {
         roots: args.roots.clone(),
         batch: Arc::new(batch),
     };
+    // Time for rmcp's drain of the answers in flight at end of input, IO
+    // for the non-blocking pipes.
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .context("cannot start the MCP server's runtime")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(LineTransport::new(stdin, stdout))
             .await
             .context("MCP handshake failed")?;
         running.waiting().await.context("MCP server stopped")?;
         Ok(ExitStatus::Success)
-    })
+    });
+    // Scans cancelled or cut off at end of input may still be running on
+    // blocking threads; they end with the process.
+    runtime.shutdown_background();
+    served
 }
 
 /// The server: the roots from `--root` and the planned configuration rule.
@@ -86,37 +150,64 @@ impl Server {
     /// protocol 2026-07-28 on, SEP-2577, but clients of every earlier
     /// revision use them.)
     #[allow(deprecated)]
-    async fn roots(&self, context: &RequestContext<RoleServer>) -> Vec<PathBuf> {
+    async fn roots(&self, context: &RequestContext<RoleServer>) -> Result<Vec<PathBuf>, ErrorData> {
         if !self.roots.is_empty() {
-            return self.roots.clone();
+            return Ok(self.roots.clone());
         }
         let declares_roots = context
             .peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
         if declares_roots {
-            let listed = context.peer.list_roots().await;
-            if let Ok(listed) = listed {
-                let roots: Vec<PathBuf> = listed
-                    .roots
-                    .iter()
-                    .filter_map(|r| file_uri_path(&r.uri))
-                    .collect();
-                if !roots.is_empty() {
-                    return roots;
+            match list_roots(&context.peer).await {
+                Ok(listed) => {
+                    let roots: Vec<PathBuf> = listed
+                        .roots
+                        .iter()
+                        .filter_map(|r| file_uri_path(&r.uri))
+                        .collect();
+                    if !roots.is_empty() {
+                        return Ok(roots);
+                    }
                 }
+                Err(ServiceError::Timeout { .. }) => {
+                    return Err(ErrorData::internal_error(
+                        format!(
+                            "the client did not answer roots/list within {} s; \
+                             start the server with --root DIR to serve a root without asking",
+                            ROOTS_WAIT.as_secs()
+                        ),
+                        None,
+                    ))
+                }
+                Err(_) => {}
             }
         }
-        std::env::current_dir().into_iter().collect()
+        Ok(std::env::current_dir().into_iter().collect())
     }
 
-    /// Scans and renders every root (or only `only`).
+    /// Scans and renders every root (or only `only`); stops when the
+    /// request is cancelled.
     async fn render(
         &self,
         context: &RequestContext<RoleServer>,
         only: Option<&str>,
     ) -> Result<Vec<Rendered>, ErrorData> {
-        let mut roots = self.roots(context).await;
+        tokio::select! {
+            rendered = self.render_roots(context, only) => rendered,
+            () = context.ct.cancelled() => {
+                Err(ErrorData::internal_error("the request was cancelled", None))
+            }
+        }
+    }
+
+    /// [`Server::render`], the scans on a blocking thread.
+    async fn render_roots(
+        &self,
+        context: &RequestContext<RoleServer>,
+        only: Option<&str>,
+    ) -> Result<Vec<Rendered>, ErrorData> {
+        let mut roots = self.roots(context).await?;
         if let Some(only) = only {
             let wanted = Path::new(only);
             roots.retain(|r| r == wanted);
@@ -127,18 +218,78 @@ impl Server {
                 ));
             }
         }
-        Ok(roots
-            .iter()
-            .map(|root| Rendered {
-                root: root.clone(),
-                outcome: match scan_and_render(&self.batch, root, None) {
-                    Ok((scan, _)) if !scan.is_dir => Err("not a directory".to_string()),
-                    Ok(done) => Ok(done),
-                    Err(e) => Err(e.to_string()),
-                },
-            })
-            .collect())
+        let batch = Arc::clone(&self.batch);
+        let cancel = Cancel::default();
+        let stop = Arc::clone(&cancel.0);
+        // Roots the client names (or the current directory) are checked;
+        // `--root` is the user's own command line.
+        let checked = self.roots.is_empty();
+        tokio::task::spawn_blocking(move || scan_roots(&batch, roots, checked, &stop))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the scan failed: {e}"), None))
     }
+}
+
+/// Asks the client for its roots, waiting at most [`ROOTS_WAIT`] (rmcp then
+/// tells the client the request is cancelled).
+#[allow(deprecated)]
+async fn list_roots(peer: &Peer<RoleServer>) -> Result<ListRootsResult, ServiceError> {
+    let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
+    let answer = peer
+        .send_request_with_option(request, PeerRequestOptions::with_timeout(ROOTS_WAIT))
+        .await?
+        .await_response()
+        .await?;
+    match answer {
+        ClientResult::ListRootsResult(listed) => Ok(listed),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Tells a request's scans to stop when dropped: when the request is
+/// cancelled (its future is dropped) or done (the scans are over).
+#[derive(Default)]
+struct Cancel(Arc<AtomicBool>);
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Scans and renders `roots` in turn, on the calling thread; once `stop` is
+/// set, starts no further root and reads no further rule file (what it
+/// returns then is never served). With `checked`, a root that is `/` or the
+/// home directory is not scanned (an error for that root instead).
+fn scan_roots(
+    batch: &Batch,
+    roots: Vec<PathBuf>,
+    checked: bool,
+    stop: &AtomicBool,
+) -> Vec<Rendered> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let mut rendered = Vec::with_capacity(roots.len());
+    for root in roots {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if checked && is_too_wide(&root, home.as_deref().map(Path::new)) {
+            let outcome = Err(
+                "the server never scans / or the home directory for a client; \
+                               open a project, or start the server with --root DIR"
+                    .to_string(),
+            );
+            rendered.push(Rendered { root, outcome });
+            continue;
+        }
+        let outcome = match scan_and_render_until(batch, &root, || stop.load(Ordering::Relaxed)) {
+            Ok((scan, _)) if !scan.is_dir => Err("not a directory".to_string()),
+            Ok(done) => Ok(done),
+            Err(e) => Err(e.to_string()),
+        };
+        rendered.push(Rendered { root, outcome });
+    }
+    rendered
 }
 
 /// The text the tool and the prompt give for `rendered` roots: a root's
@@ -230,8 +381,53 @@ fn file_uri_path(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
 }
 
-fn string_arg<'a>(args: Option<&'a rmcp::model::JsonObject>, key: &str) -> Option<&'a str> {
+/// The string argument `key`, if given.
+fn string_arg<'a>(args: Option<&'a JsonObject>, key: &str) -> Option<&'a str> {
     args?.get(key)?.as_str()
+}
+
+/// Checks `args` against the names and JSON types `takes` lists (`null`
+/// stands for an argument not given): `-32602` naming the first argument
+/// that is not taken or of another type.
+fn check_args(args: Option<&JsonObject>, takes: &[(&str, &str)]) -> Result<(), ErrorData> {
+    for (key, value) in args.into_iter().flatten() {
+        let Some((_, wanted)) = takes.iter().find(|(name, _)| name == key) else {
+            let names: Vec<String> = takes.iter().map(|(name, _)| format!("`{name}`")).collect();
+            return Err(ErrorData::invalid_params(
+                format!("unknown argument {key:?}; it takes {}", names.join(" and ")),
+                None,
+            ));
+        };
+        let given = json_type(value);
+        if given != "null" && given != *wanted {
+            return Err(ErrorData::invalid_params(
+                format!("argument `{key}` must be a {wanted}, not a {given}"),
+                None,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The JSON Schema type name of `value`.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Why `request`'s params do not fit `T`, its method's params.
+fn params_error<T: serde::de::DeserializeOwned>(request: &CustomRequest) -> String {
+    match request.params_as::<T>() {
+        Ok(None) => "params missing".to_string(),
+        Ok(Some(_)) => "params of another shape".to_string(),
+        Err(e) => e.to_string(),
+    }
 }
 
 impl ServerHandler for Server {
@@ -263,7 +459,8 @@ impl ServerHandler for Server {
             "properties": {
                 "root": {"type": "string", "description": "Only this root (one of the server's roots, as listed)"},
                 "audit": {"type": "boolean", "description": "The rule files' statuses and tokens instead of the section"}
-            }
+            },
+            "additionalProperties": false
         });
         let serde_json::Value::Object(schema) = schema else {
             return Err(ErrorData::internal_error("tool schema", None));
@@ -290,9 +487,10 @@ impl ServerHandler for Server {
             ));
         }
         let args = request.arguments.as_ref();
+        check_args(args, TOOL_ARGS)?;
         let want_audit = args
             .and_then(|a| a.get("audit"))
-            .and_then(serde_json::Value::as_bool)
+            .and_then(Value::as_bool)
             .unwrap_or(false);
         let result = match self.render(&context, string_arg(args, "root")).await {
             Err(e) => CallToolResult::error(vec![ContentBlock::text(e.message.to_string())]),
@@ -389,13 +587,42 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        let rendered = self
-            .render(&context, string_arg(request.arguments.as_ref(), "root"))
-            .await?;
+        let args = request.arguments.as_ref();
+        check_args(args, PROMPT_ARGS)?;
+        let rendered = self.render(&context, string_arg(args, "root")).await?;
         let message = PromptMessage::new_text(Role::User, sections(&rendered));
         Ok(GetPromptResult::new(vec![message])
             .with_description("The project's prompt-include rules")
             .into())
+    }
+
+    /// rmcp hands over a request of a method it knows as a custom one when
+    /// its params do not fit that method's: `-32602` for those (`-32601`,
+    /// as before, for any other method).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let why = match request.method.as_str() {
+            "tools/call" => params_error::<CallToolRequestParams>(&request),
+            "prompts/get" => params_error::<GetPromptRequestParams>(&request),
+            "resources/read" => params_error::<ReadResourceRequestParams>(&request),
+            "tools/list" | "prompts/list" | "resources/list" => {
+                params_error::<PaginatedRequestParams>(&request)
+            }
+            _ => {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    request.method,
+                    None,
+                ))
+            }
+        };
+        Err(ErrorData::invalid_params(
+            format!("{}: {why}", request.method),
+            None,
+        ))
     }
 }
 

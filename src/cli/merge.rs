@@ -411,6 +411,7 @@ fn read_matching_manifests(dirs: &[PathBuf]) -> Result<Vec<Manifest>> {
         if let Some(first) = manifests.first() {
             let same = first.tool_version == manifest.tool_version
                 && first.rev == manifest.rev
+                && first.read_policy == manifest.read_policy
                 && serde_json::to_value(&first.settings)?
                     == serde_json::to_value(&manifest.settings)?;
             if !same {
@@ -471,6 +472,7 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
     let Some(first) = manifests.first() else {
         bail!("no bundle to merge");
     };
+    let read_policy = first.read_policy.clone();
     let (settings, tool_version, rev) = (
         first.settings.clone(),
         first.tool_version.clone(),
@@ -514,6 +516,7 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
             schema: promptinclude::bundle::MANIFEST_SCHEMA,
             tool_version,
             settings,
+            read_policy,
             rev,
             roots: entries,
             errors,

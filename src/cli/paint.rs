@@ -37,7 +37,7 @@ impl Paint {
         let code = match status {
             FileStatus::Ok => "32",
             FileStatus::Cropped => "33",
-            FileStatus::Blank | FileStatus::Unreadable => "35",
+            FileStatus::Blank | FileStatus::Unreadable | FileStatus::Withheld => "35",
             FileStatus::Skipped | FileStatus::NotReached | FileStatus::OverBudget => "31",
         };
         self.code(code, text)

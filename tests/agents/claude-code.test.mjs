@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { BIN, MODULES, occurrences, promptinclude, requestWith, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
+import { BIN, MODULES, assertNoSecret, leakyRepository, occurrences, promptinclude, requestWith, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
 import { REPLY, startMock, textsOf } from "./mock-anthropic.mjs";
 
 const CLAUDE = path.join(MODULES, ".bin/claude");
@@ -236,4 +236,17 @@ test("a section over Claude Code's 10,000-character inline limit: logged, and th
 	assert.equal(within.status, 0, within.stderr);
 	const withinTexts = textsOf(mainRequest(within.requests, "PROMPT-SMALL").body).join("\u0000");
 	assert.equal(occurrences(withinTexts, small), 1);
+});
+
+test("a repository built to leak: no secret reaches the model, the rule does, and the log says what was withheld", async () => {
+	const { project, home } = workspace("leaky");
+	const env = leakyRepository(project, home);
+	promptinclude(["init", "claude-code", "--user"], project, home);
+	const run = await claude({ cwd: project, home, args: ["PROMPT-LEAKY"], env });
+	assert.equal(run.status, 0, run.stderr);
+	const all = textsOf(mainRequest(run.requests, "PROMPT-LEAKY").body).join("\u0000");
+	assert.equal(occurrences(all, "MARKER-LEAKY-RULE"), 1);
+	assertNoSecret(all);
+	const log = fs.readFileSync(path.join(home, ".claude/promptinclude/hook.log"), "utf8");
+	for (const kind of ["outside_root", "not_committed", "inside_git_dir"]) assert.match(log, new RegExp(`\\(${kind};`));
 });

@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { BIN, MODULES, occurrences, promptinclude, requestWith, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
+import { BIN, MODULES, assertNoSecret, leakyRepository, occurrences, promptinclude, requestWith, ruleFiles, run, workspace as newWorkspace, write } from "./helpers.mjs";
 import { REPLY, startMock, textsOf } from "./mock-responses.mjs";
 
 const CODEX = path.join(MODULES, ".bin/codex");
@@ -169,4 +169,17 @@ test("a section over Codex's 10,000-byte inline limit: cut and logged; a budget 
 	assert.equal(within.status, 0, within.stderr);
 	const withinTexts = textsOf(request(within.requests, "PROMPT-SMALL").body).join("\u0000");
 	assert.equal(occurrences(withinTexts, small), 1);
+});
+
+test("a repository built to leak: no secret reaches the model, the rule does, and the log says what was withheld", async () => {
+	const { project, home } = workspace("leaky");
+	const env = leakyRepository(project, home);
+	promptinclude(["init", "codex", "--user"], project, home);
+	const session = await codex({ cwd: project, home, prompt: "PROMPT-LEAKY", env });
+	assert.equal(session.status, 0, session.stderr);
+	const all = textsOf(request(session.requests, "PROMPT-LEAKY").body).join("\u0000");
+	assert.equal(occurrences(all, "MARKER-LEAKY-RULE"), 1);
+	assertNoSecret(all);
+	const log = fs.readFileSync(path.join(home, ".codex/promptinclude/hook.log"), "utf8");
+	for (const kind of ["outside_root", "not_committed", "inside_git_dir"]) assert.match(log, new RegExp(`\\(${kind};`));
 });

@@ -1,0 +1,515 @@
+//! `promptinclude mcp` over its pipes, with raw JSON-RPC lines: what a
+//! client gets for malformed input, wrong params and arguments, a request
+//! right before end of input, a ping during a scan, a cancelled scan, and a
+//! client that never answers `roots/list`. Timing is asserted as the order
+//! of the responses, or as generous bounds.
+
+use crate::common;
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// Long enough for any answer here on a loaded machine.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// A running server and what it wrote.
+struct Mcp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Value>,
+    stderr: Option<JoinHandle<String>>,
+}
+
+impl Mcp {
+    /// Starts `promptinclude mcp ARGS` in `cwd` and does the handshake, the
+    /// client declaring `capabilities`.
+    fn start(args: &[OsString], cwd: &Path, capabilities: Value) -> Mcp {
+        Mcp::start_with_env(args, cwd, capabilities, &[])
+    }
+
+    /// [`Mcp::start`] with `env` set for the server.
+    fn start_with_env(
+        args: &[OsString],
+        cwd: &Path,
+        capabilities: Value,
+        env: &[(&str, &Path)],
+    ) -> Mcp {
+        let mut command = common::command(common::binary());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
+            .arg("mcp")
+            .args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value = serde_json::from_str(&line).unwrap_or(Value::String(line));
+                if sender.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let mut mcp = Mcp {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: Some(stderr),
+        };
+        mcp.send(
+            &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "tests/mcp.rs", "version": "0"},
+            }}),
+        );
+        let init = mcp.recv();
+        assert_eq!(init["id"], "init", "{init}");
+        assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    /// Sends one message.
+    fn send(&mut self, message: &Value) {
+        self.send_raw(format!("{message}\n").as_bytes());
+    }
+
+    /// Sends bytes as they are.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("the server reads");
+        stdin.flush().expect("the server reads");
+    }
+
+    /// The next message from the server.
+    fn recv(&self) -> Value {
+        self.lines
+            .recv_timeout(PATIENCE)
+            .expect("the server answers in time")
+    }
+
+    /// Sends a ping and waits for its answer, passing over what comes
+    /// before it (returned).
+    fn ping(&mut self, id: &str) -> Vec<Value> {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let mut before = Vec::new();
+        loop {
+            let message = self.recv();
+            if message["id"] == id && message.get("method").is_none() {
+                assert_eq!(message["result"], json!({}), "{message}");
+                return before;
+            }
+            before.push(message);
+        }
+    }
+
+    /// Sends `tools/call` of the tool with `arguments`.
+    fn call(&mut self, id: &str, arguments: Value) {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "prompt_includes",
+                "arguments": arguments,
+            }}),
+        );
+    }
+
+    /// Closes stdin and waits for the exit: its status, the messages not
+    /// yet received, stderr.
+    fn finish(mut self) -> (ExitStatus, Vec<Value>, String) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + PATIENCE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let rest = self.lines.iter().collect();
+        let stderr = self
+            .stderr
+            .take()
+            .map(|h| h.join().unwrap())
+            .unwrap_or_default();
+        (status, rest, stderr)
+    }
+
+    /// CPU seconds the server has used (user and system, all threads).
+    fn cpu_seconds(&self) -> f64 {
+        let stat = fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // The fields after the command name, which is in parentheses.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+        // SAFETY: sysconf only reads a constant.
+        ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The arguments `--root DIR` for each of `roots`, then `rest`.
+fn args(roots: &[&Path], rest: &[&str]) -> Vec<OsString> {
+    let mut args = Vec::new();
+    for root in roots {
+        args.push("--root".into());
+        args.push(root.as_os_str().to_owned());
+    }
+    args.extend(rest.iter().map(OsString::from));
+    args
+}
+
+/// A project with one small rule file.
+fn small_project(dir: &Path) -> std::path::PathBuf {
+    let root = dir.join("project");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(
+        root.join("AGENTS.promptinclude.md"),
+        "Rules. MARKER-SMALL\n",
+    )
+    .unwrap();
+    root
+}
+
+/// A project whose scan takes a while: one rule file of `mib` MiB of
+/// varied words, read and counted whole under the configuration `wide.yaml`
+/// (returned) that lifts every budget.
+fn slow_project(dir: &Path, mib: usize) -> (std::path::PathBuf, std::path::PathBuf) {
+    let root = dir.join("slow");
+    fs::create_dir_all(&root).unwrap();
+    let words = [
+        "alpha", "beta", "gamma", "delta", "rule", "always", "never", "code",
+    ];
+    let mut text = String::with_capacity(mib << 20);
+    let mut state = 0x2545_f491_u32;
+    while text.len() < mib << 20 {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        text.push_str(words[state as usize % words.len()]);
+        text.push(if state.is_multiple_of(11) { '\n' } else { ' ' });
+    }
+    fs::write(root.join("big.promptinclude.md"), text).unwrap();
+    let config = dir.join("wide.yaml");
+    fs::write(
+        &config,
+        "max_file_count: 1000000\nmax_total_tokens: 1000000000\nmax_file_tokens: 1000000000\n",
+    )
+    .unwrap();
+    (root, config)
+}
+
+fn error_code(message: &Value) -> Option<i64> {
+    message["error"]["code"].as_i64()
+}
+
+#[test]
+fn malformed_lines_get_an_error_response_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    let mut mcp = Mcp::start(&args(&[&root], &[]), dir.path(), json!({}));
+
+    mcp.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"\n");
+    let parse_error = mcp.recv();
+    assert_eq!(error_code(&parse_error), Some(-32700), "{parse_error}");
+    assert_eq!(parse_error.get("id"), Some(&Value::Null), "{parse_error}");
+
+    mcp.send_raw(b"[]\n{\"id\": 2, \"method\": \"ping\"}\n");
+    let batch = mcp.recv();
+    assert_eq!(
+        (error_code(&batch), &batch["id"]),
+        (Some(-32600), &Value::Null),
+        "{batch}"
+    );
+    let no_version = mcp.recv();
+    assert_eq!(
+        (error_code(&no_version), &no_version["id"]),
+        (Some(-32600), &json!(2)),
+        "{no_version}"
+    );
+
+    // Over the 16 MiB a line may have: skipped, and answered by its id.
+    let filler = "x".repeat(17 << 20);
+    let long = json!({"jsonrpc": "2.0", "method": "tools/call", "params": {
+        "name": "prompt_includes", "arguments": {"root": filler}}, "id": 3});
+    mcp.send(&long);
+    let too_long = mcp.recv();
+    assert_eq!(
+        (error_code(&too_long), &too_long["id"]),
+        (Some(-32600), &json!(3)),
+        "{too_long}"
+    );
+
+    assert!(mcp.ping("after").is_empty());
+    let (status, rest, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+#[test]
+fn params_that_do_not_fit_and_mistyped_arguments_are_invalid_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    let mut mcp = Mcp::start(&args(&[&root], &[]), dir.path(), json!({}));
+
+    mcp.send(&json!({"jsonrpc": "2.0", "id": "bare", "method": "tools/call"}));
+    let bare = mcp.recv();
+    assert_eq!(
+        (error_code(&bare), &bare["id"]),
+        (Some(-32602), &json!("bare")),
+        "{bare}"
+    );
+    mcp.send(&json!({"jsonrpc": "2.0", "id": "nameless", "method": "prompts/get", "params": {}}));
+    let nameless = mcp.recv();
+    assert_eq!(error_code(&nameless), Some(-32602), "{nameless}");
+    mcp.send(&json!({"jsonrpc": "2.0", "id": "nosuch", "method": "no/such/method"}));
+    assert_eq!(error_code(&mcp.recv()), Some(-32601));
+
+    for (arguments, named) in [
+        (json!({"root": 5}), "root"),
+        (json!({"audit": "yes"}), "audit"),
+        (json!({"audit": [true]}), "audit"),
+        (json!({"root": {"path": "."}}), "root"),
+        (json!({"rooot": "."}), "rooot"),
+    ] {
+        mcp.call("typed", arguments.clone());
+        let answer = mcp.recv();
+        assert_eq!(error_code(&answer), Some(-32602), "{arguments}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(named), "{arguments}: {message}");
+    }
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": "prompt", "method": "prompts/get", "params": {
+        "name": "prompt_includes", "arguments": {"root": 5}}}),
+    );
+    let prompt = mcp.recv();
+    assert_eq!(error_code(&prompt), Some(-32602), "{prompt}");
+
+    // Null stands for an argument not given; right types work.
+    mcp.call("ok", json!({"root": null, "audit": true}));
+    let ok = mcp.recv();
+    assert_eq!(ok["id"], "ok");
+    assert_eq!(ok["result"]["isError"], false, "{ok}");
+    assert!(ok["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("AGENTS.promptinclude.md"));
+    let (status, _, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_request_right_before_end_of_input_is_answered_and_the_exit_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    let mut mcp = Mcp::start(&args(&[&root], &[]), dir.path(), json!({}));
+    mcp.call("last", json!({}));
+    // A last line without its newline is read too.
+    mcp.send_raw(br#"{"jsonrpc": "2.0", "id": "unterminated", "method": "ping"}"#);
+    let (status, rest, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let ids: Vec<&Value> = rest.iter().map(|m| &m["id"]).collect();
+    assert_eq!(ids.len(), 2, "{rest:?}");
+    assert!(ids.contains(&&json!("unterminated")), "{rest:?}");
+    let last = rest
+        .iter()
+        .find(|m| m["id"] == "last")
+        .expect("the call is answered");
+    assert!(last["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("MARKER-SMALL"));
+}
+
+#[test]
+fn a_ping_during_a_scan_is_answered_before_the_scan_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, config) = slow_project(dir.path(), 16);
+    let config = config.to_str().unwrap();
+    let roots = [root.as_path(); 4];
+    let mut mcp = Mcp::start(&args(&roots, &["--config", config]), dir.path(), json!({}));
+    mcp.call("scan", json!({"audit": true}));
+    let before = mcp.ping("during");
+    assert!(before.is_empty(), "the scan was done first: {before:?}");
+    let scan = mcp.recv();
+    assert_eq!(scan["id"], "scan", "{scan}");
+    assert_eq!(scan["result"]["isError"], false, "{scan}");
+    let (status, _, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn a_cancelled_call_gets_no_answer_and_its_scan_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let (slow, config) = slow_project(dir.path(), 16);
+    let config = config.to_str().unwrap();
+    // 60 roots, each the same tree under another name.
+    let roots: Vec<_> = (0..60)
+        .map(|i| {
+            let link = dir.path().join(format!("root{i}"));
+            std::os::unix::fs::symlink(&slow, &link).unwrap();
+            link
+        })
+        .collect();
+    let root_refs: Vec<&Path> = roots.iter().map(|r| r.as_path()).collect();
+    let mut mcp = Mcp::start(
+        &args(&root_refs, &["--config", config]),
+        dir.path(),
+        json!({}),
+    );
+
+    // What one root costs, once the tokenizer is loaded (by the first).
+    let mut one_root = f64::MAX;
+    for _ in 0..2 {
+        let start = mcp.cpu_seconds();
+        mcp.call("one", json!({"root": roots[0]}));
+        assert_eq!(mcp.recv()["id"], "one");
+        one_root = one_root.min(mcp.cpu_seconds() - start);
+    }
+
+    let start = mcp.cpu_seconds();
+    mcp.call("all", json!({}));
+    assert!(mcp.ping("started").is_empty());
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+        "requestId": "all", "reason": "test"}}),
+    );
+    assert!(mcp.ping("cancelled").is_empty());
+    // Wait until the server is idle: no CPU used over a second.
+    let deadline = Instant::now() + PATIENCE;
+    let mut last = mcp.cpu_seconds();
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = mcp.cpu_seconds();
+        if now - last < 0.05 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the server never went idle");
+        last = now;
+    }
+    let used = mcp.cpu_seconds() - start;
+    assert!(
+        used < 10.0 * one_root.max(0.05),
+        "the cancelled call used {used:.2} s of CPU, one root {one_root:.2} s; 60 roots were asked for"
+    );
+    assert!(mcp.ping("idle").is_empty());
+    let (status, rest, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(rest.is_empty(), "no answer to the cancelled call: {rest:?}");
+}
+
+#[test]
+fn a_client_that_never_answers_roots_list_gets_an_error_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    small_project(dir.path());
+    let mut mcp = Mcp::start(&[], &dir.path().join("project"), json!({"roots": {}}));
+    let started = Instant::now();
+    mcp.call("rootless", json!({}));
+    let asked = mcp.recv();
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    let mut answer = mcp.recv();
+    if answer["method"] == "notifications/cancelled" {
+        assert_eq!(answer["params"]["requestId"], asked["id"], "{answer}");
+        answer = mcp.recv();
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(answer["id"], "rootless", "{answer}");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("roots/list") && text.contains("--root"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("MARKER-SMALL"),
+        "no fallback to the current directory: {text}"
+    );
+    let (status, _, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// The text of the tool's answer to call `id` (skipping other messages).
+fn tool_text(mcp: &Mcp, id: &str) -> String {
+    loop {
+        let message = mcp.recv();
+        if message["id"] == id && message.get("method").is_none() {
+            return message["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no text: {message}"))
+                .to_string();
+        }
+    }
+}
+
+#[test]
+fn links_to_secrets_never_reach_the_client_and_home_is_not_scanned() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    fs::write(dir.path().join("id_rsa"), "SECRET-SSH-MCP\n").unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("id_rsa"),
+        root.join("notes.promptinclude.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/proc/self/environ", root.join("env.promptinclude.md")).unwrap();
+    let mut mcp = Mcp::start(&args(&[&root], &["--no-env"]), &root, json!({}));
+    mcp.call("leak", json!({}));
+    let text = tool_text(&mcp, "leak");
+    assert!(text.contains("MARKER-SMALL"), "{text}");
+    assert!(
+        !text.contains("SECRET-SSH-MCP") && !text.contains("PATH="),
+        "{text}"
+    );
+    mcp.finish();
+
+    // A client whose root is the home directory gets an error for it, not a scan.
+    let home = dir.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    fs::write(home.join("h.promptinclude.md"), "MARKER-HOME\n").unwrap();
+    let mut cmd_env_home = Mcp::start_with_env(&[], &home, json!({}), &[("HOME", &home)]);
+    cmd_env_home.call("home", json!({}));
+    let text = tool_text(&cmd_env_home, "home");
+    assert!(
+        text.contains("never scans / or the home directory"),
+        "{text}"
+    );
+    assert!(!text.contains("MARKER-HOME"), "{text}");
+    cmd_env_home.finish();
+}
