@@ -17,6 +17,7 @@ mod diff;
 mod fuzz_smoke;
 mod git_rev;
 mod hostile;
+mod init;
 mod mcp;
 mod output_safety;
 mod path_max;

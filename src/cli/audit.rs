@@ -19,7 +19,7 @@ use promptinclude::RootError;
 use serde::Serialize;
 
 use super::args::{AuditArgs, FailOn};
-use super::atomic::{temp_beside, write_atomic_with};
+use super::atomic::{parent_dir, write_atomic_with};
 use super::commands::{report_root_error, ErrorRecord};
 use super::exit::ExitStatus;
 use super::interrupt;
@@ -265,9 +265,9 @@ struct HtmlParts {
 impl HtmlParts {
     /// The page to be written to `path`, its temporary file created.
     fn new(path: &Path, include_content: bool) -> Result<HtmlParts> {
-        let temp = temp_beside(path, "-roots");
-        let (file, tracked) = interrupt::create_file(&temp)
-            .with_context(|| format!("cannot write {}", temp.display()))?;
+        // A scratch file beside the page, never published: private to us.
+        let (file, tracked) = interrupt::create_file(parent_dir(path), 0o600)
+            .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(HtmlParts {
             path: path.to_path_buf(),
             report: HtmlReport::new(HtmlOptions { include_content }),

@@ -1,7 +1,9 @@
 //! `promptinclude bundle` and `promptinclude verify`.
 //!
-//! A bundle is written whole or not at all: everything goes into a
-//! temporary directory next to the target, is flushed to disk, and only then
+//! A bundle is written whole or not at all: everything goes into a new
+//! temporary directory next to the target (a random `.promptinclude-tmp-*`
+//! name made by `mkdir`, so never a directory or link someone planted; the
+//! mode of the bundle it replaces), is flushed to disk, and only then
 //! takes the target's place (on Linux by an atomic exchange with the
 //! previous bundle, elsewhere by two renames). An interrupted run leaves at
 //! most a `.promptinclude-tmp-*` directory beside the target, never a
@@ -11,6 +13,7 @@
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -21,7 +24,7 @@ use promptinclude::bundle::{
 use promptinclude::Scanner;
 
 use super::args::{BundleArgs, VerifyArgs};
-use super::atomic::TEMP_PREFIX;
+use super::atomic::{existing_mode, parent_dir, TEMP_PREFIX};
 use super::commands::{check_root, report_root_error, section_file_name};
 use super::exit::ExitStatus;
 use super::interrupt;
@@ -95,12 +98,22 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
 /// and returns the manifest; then the manifest is written, everything is
 /// flushed to disk and the directory takes `out`'s place.
 pub fn write_bundle(out: &Path, fill: impl FnOnce(&Path) -> Result<Manifest>) -> Result<()> {
-    let (parent, name) = split_target(out)?;
+    let parent = split_target(out)?;
     ensure_replaceable(out)?;
-    // Removed on any error and on an interrupt (see `cli::interrupt`).
-    let temp_path = parent.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
-    let temp = interrupt::create_dir(&temp_path)
-        .with_context(|| format!("cannot create {}", temp_path.display()))?;
+    // A new directory with a random name (see `cli::atomic`), removed on any
+    // error and on an interrupt (see `cli::interrupt`). It gets the mode of
+    // the bundle it replaces, or the default one.
+    let mode = existing_mode(out).with_context(|| format!("cannot inspect {}", out.display()))?;
+    let temp = interrupt::create_dir(parent, mode.unwrap_or(0o777)).with_context(|| {
+        format!(
+            "cannot create a temporary directory in {}",
+            parent.display()
+        )
+    })?;
+    if let Some(mode) = mode {
+        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
+            .with_context(|| format!("cannot set the mode of {}", temp.path().display()))?;
+    }
     let roots_dir = temp.path().join("roots");
     fs::create_dir_all(&roots_dir)
         .with_context(|| format!("cannot create {}", roots_dir.display()))?;
@@ -146,19 +159,15 @@ fn abspath_text(root: &Path) -> String {
         .into_owned()
 }
 
-/// The target's parent directory and file name; refuses `.`, `..` and `/`.
-fn split_target(out: &Path) -> Result<(&Path, String)> {
-    let Some(name) = out.file_name() else {
+/// The target's parent directory; refuses `.`, `..` and `/`, which have no name.
+fn split_target(out: &Path) -> Result<&Path> {
+    if out.file_name().is_none() {
         bail!(
             "--out {}: give the bundle directory a name (not `.`, `..` or `/`)",
             out.display()
         );
-    };
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    Ok((parent, name.to_string_lossy().into_owned()))
+    }
+    Ok(parent_dir(out))
 }
 
 /// Fails unless `out` is missing, an empty directory, or a bundle.
@@ -212,15 +221,18 @@ fn replace_dir(new: &Path, target: &Path) -> Result<()> {
         return fs::remove_dir_all(new)
             .with_context(|| format!("cannot remove the old bundle {}", new.display()));
     }
-    let old = new.with_file_name(format!(
-        "{TEMP_PREFIX}old-{}-{}",
-        std::process::id(),
-        target
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default()
-    ));
-    fs::rename(target, &old).with_context(context)?;
+    // The old bundle goes aside onto a new empty directory with a random
+    // name (a rename may replace an empty directory), never onto a name
+    // someone could have planted.
+    let old = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempdir_in(parent_dir(target))
+        .with_context(context)?
+        .keep();
+    if let Err(e) = fs::rename(target, &old) {
+        let _ = fs::remove_dir(&old);
+        return Err(e).with_context(context);
+    }
     if let Err(e) = fs::rename(new, target) {
         let _ = fs::rename(&old, target);
         return Err(e).with_context(context);

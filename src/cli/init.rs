@@ -1,6 +1,15 @@
 //! `promptinclude init claude-code|codex`: add the hook entries to the
 //! agent's settings file, keeping everything else in it as it was.
 //!
+//! "As it was" means byte for byte: the merge is an edit of the text
+//! (`cli::json_doc`), not a re-serialisation, so indentation, CRLF, number
+//! spellings and escapes outside the hook entries survive, new entries
+//! follow the file's own layout, and a file that needs no change is not
+//! written at all. What is JSON is still `serde_json`'s call (Claude Code's
+//! settings are plain JSON: comments or trailing commas are refused). The
+//! file is replaced atomically with its mode kept, through a symlink when it
+//! is one (`cli::atomic::write_through`).
+//!
 //! Where the agents read hooks from, and their shape:
 //!
 //! * Claude Code, <https://code.claude.com/docs/en/settings> and
@@ -23,9 +32,9 @@ use anyhow::{anyhow, Context, Result};
 use promptinclude::diff::unified_diff;
 
 use super::args::{Agent, InitArgs};
-use super::atomic::write_atomic;
+use super::atomic::write_through;
 use super::exit::ExitStatus;
-use super::json_doc::Json;
+use super::json_doc::{self, Document, Edits, Node, Value};
 
 /// Seconds an agent waits for the hook (a scan takes milliseconds).
 const TIMEOUT_SECS: u64 = 30;
@@ -48,22 +57,15 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", file.display())),
     };
-    let mut doc = match old.as_deref() {
-        None => Json::Object(Vec::new()),
-        Some(text) if text.trim().is_empty() => Json::Object(Vec::new()),
-        Some(text) => serde_json::from_str(text)
-            .with_context(|| format!("{}: not valid JSON; fix it first", file.display()))?,
-    };
-    let changed =
-        merge(&mut doc, args.agent, &command).map_err(|e| anyhow!("{}: {e}", file.display()))?;
-    if !changed {
+    let Some(new) = edited(old.as_deref(), args.agent, &command)
+        .map_err(|e| anyhow!("{}: {e:#}", file.display()))?
+    else {
         println!(
             "{}: the promptinclude hook is already installed; nothing to change",
             file.display()
         );
         return Ok(ExitStatus::Success);
-    }
-    let new = serde_json::to_string_pretty(&doc)? + "\n";
+    };
     if args.dry_run {
         let label = file.display().to_string();
         let old = old.as_deref().unwrap_or("");
@@ -73,10 +75,16 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    write_atomic(&file, new.as_bytes())?;
+    // A settings file kept as a symlink (into a dotfiles repository) stays
+    // one: the file it points to is replaced, with its mode.
+    let written = write_through(&file, new.as_bytes())?;
+    let shown = if written == file {
+        file.display().to_string()
+    } else {
+        format!("{} (a link to {})", file.display(), written.display())
+    };
     println!(
-        "{}: installed `{command}` for {}",
-        file.display(),
+        "{shown}: installed `{command}` for {}",
         events(args.agent)
             .iter()
             .map(|(event, _)| *event)
@@ -187,106 +195,148 @@ fn first_shell_word(command: &str) -> Option<(String, &str)> {
     Some((word, ""))
 }
 
-/// Adds (or updates) the hook entries in `doc`; returns whether it changed.
-fn merge(doc: &mut Json, agent: Agent, command: &str) -> Result<bool> {
-    let root = doc
-        .as_object_mut()
-        .ok_or_else(|| anyhow!("the top level is not a JSON object"))?;
-    let hooks = entry(root, "hooks", || Json::Object(Vec::new()))
-        .as_object_mut()
-        .ok_or_else(|| anyhow!("`hooks` is not a JSON object"))?;
-    let mut changed = false;
-    for (event, matcher) in events(agent) {
-        let groups = entry(hooks, event, || Json::Array(Vec::new()))
-            .as_array_mut()
-            .ok_or_else(|| anyhow!("`hooks.{event}` is not a JSON array"))?;
-        changed |= merge_event(groups, agent, matcher, command);
+/// The settings text with the hook entries added or brought up to date,
+/// everything else byte for byte as it was; `None` when nothing changes.
+/// A missing or blank file is a new one (an empty object).
+fn edited(old: Option<&str>, agent: Agent, command: &str) -> Result<Option<String>> {
+    let text = match old {
+        Some(text) if !text.trim().is_empty() => text,
+        // serde_json's `to_string_pretty` layout, as `init` always wrote.
+        _ => "{}\n",
+    };
+    // serde_json decides what is JSON (and says where it is not).
+    serde_json::from_str::<serde_json::Value>(text).context("not valid JSON; fix it first")?;
+    let doc = json_doc::parse(text).context("not valid JSON; fix it first")?;
+    let edits = merge(&doc, agent, command)?;
+    if edits.is_empty() {
+        return Ok(None);
     }
-    Ok(changed)
+    Ok(Some(edits.apply()?))
+}
+
+/// The edits that add (or update) the hook entries in `doc`: none when they
+/// are in place.
+fn merge<'d>(doc: &'d Document, agent: Agent, command: &str) -> Result<Edits<'d>> {
+    let root = doc.root();
+    if root.members().is_none() {
+        return Err(anyhow!("the top level is not a JSON object"));
+    }
+    let mut edits = doc.edits();
+    let Some(hooks) = root.get("hooks") else {
+        let all = events(agent)
+            .iter()
+            .map(|&(event, matcher)| {
+                (
+                    event.to_string(),
+                    Value::Array(vec![new_group(matcher, command)]),
+                )
+            })
+            .collect();
+        edits.append_members(root, &[("hooks".to_string(), Value::Object(all))]);
+        return Ok(edits);
+    };
+    if hooks.members().is_none() {
+        return Err(anyhow!("`hooks` is not a JSON object"));
+    }
+    let mut missing = Vec::new();
+    for (event, matcher) in events(agent) {
+        match hooks.get(event) {
+            None => missing.push((
+                event.to_string(),
+                Value::Array(vec![new_group(matcher, command)]),
+            )),
+            Some(groups) if groups.items().is_some() => {
+                merge_event(&mut edits, groups, agent, matcher, command)
+            }
+            Some(_) => return Err(anyhow!("`hooks.{event}` is not a JSON array")),
+        }
+    }
+    edits.append_members(hooks, &missing);
+    Ok(edits)
 }
 
 /// One event's matcher groups: keep the first promptinclude handler (its
-/// command brought up to date), drop any other, or add a group.
-fn merge_event(groups: &mut Vec<Json>, agent: Agent, matcher: Option<&str>, cmd: &str) -> bool {
-    let mut changed = false;
+/// command brought up to date), drop any other, drop groups left with no
+/// handler, or add a group.
+fn merge_event(edits: &mut Edits, array: &Node, agent: Agent, matcher: Option<&str>, cmd: &str) {
+    let groups = array.items().unwrap_or_default();
     let mut found = false;
-    for group in groups.iter_mut() {
-        let Some(handlers) = group.get_mut("hooks").and_then(Json::as_array_mut) else {
+    let mut keep_groups = Vec::with_capacity(groups.len());
+    for group in groups {
+        let Some((list, handlers)) = group
+            .get("hooks")
+            .and_then(|list| Some((list, list.items()?)))
+        else {
+            keep_groups.push(true);
             continue;
         };
-        let before = handlers.len();
-        let mut keep = Vec::with_capacity(before);
-        for mut handler in std::mem::take(handlers) {
-            let flags = handler
+        let mut keep = Vec::with_capacity(handlers.len());
+        let mut update = None;
+        for handler in handlers {
+            let ours = handler
                 .get("command")
-                .and_then(Json::as_str)
-                .and_then(|c| our_hook_flags(c, agent))
-                .map(str::to_string);
-            match flags {
-                None => keep.push(handler),
-                Some(flags) if !found => {
+                .and_then(|c| Some((c, our_hook_flags(c.as_str()?, agent)?)));
+            match ours {
+                None => keep.push(true),
+                Some((command, flags)) if !found => {
                     found = true;
                     let updated = format!("{cmd}{flags}");
-                    if handler.get("command").and_then(Json::as_str) != Some(&updated) {
-                        handler.set("command", Json::String(updated));
-                        changed = true;
+                    if command.as_str() != Some(&updated) {
+                        update = Some((command, updated));
                     }
-                    keep.push(handler);
+                    keep.push(true);
                 }
-                Some(_) => {} // a duplicate: dropped
+                Some(_) => keep.push(false), // a duplicate: dropped
             }
         }
-        changed |= keep.len() != before;
-        *handlers = keep;
-    }
-    // Groups left empty by dropping duplicates go too.
-    let before = groups.len();
-    groups.retain(|g| {
-        g.get("hooks")
-            .and_then(Json::as_array)
-            .is_none_or(|h| !h.is_empty())
-    });
-    changed |= groups.len() != before;
-    if !found {
-        let mut group = Vec::new();
-        if let Some(matcher) = matcher {
-            group.push(("matcher".to_string(), Json::String(matcher.to_string())));
+        // A group left with no handler goes (one that had none too, as before).
+        let kept = keep.contains(&true);
+        keep_groups.push(kept);
+        if kept {
+            if keep.contains(&false) {
+                edits.rewrite_items(list, &keep, &[]);
+            }
+            if let Some((command, updated)) = update {
+                edits.replace(command, &Value::String(updated));
+            }
         }
-        let handler = Json::Object(vec![
-            ("type".to_string(), Json::String("command".to_string())),
-            ("command".to_string(), Json::String(cmd.to_string())),
-            ("timeout".to_string(), Json::Number(TIMEOUT_SECS.into())),
-        ]);
-        group.push(("hooks".to_string(), Json::Array(vec![handler])));
-        groups.push(Json::Object(group));
-        changed = true;
     }
-    changed
+    let append = if found {
+        Vec::new()
+    } else {
+        vec![new_group(matcher, cmd)]
+    };
+    if keep_groups.contains(&false) || !append.is_empty() {
+        edits.rewrite_items(array, &keep_groups, &append);
+    }
 }
 
-/// The value at `key` in `object`, inserted with `default()` at the end when absent.
-fn entry<'a>(
-    object: &'a mut Vec<(String, Json)>,
-    key: &str,
-    default: impl FnOnce() -> Json,
-) -> &'a mut Json {
-    let index = match object.iter().position(|(k, _)| k == key) {
-        Some(index) => index,
-        None => {
-            object.push((key.to_string(), default()));
-            object.len() - 1
-        }
-    };
-    &mut object[index].1
+/// A matcher group that runs `cmd`.
+fn new_group(matcher: Option<&str>, cmd: &str) -> Value {
+    let mut group = Vec::new();
+    if let Some(matcher) = matcher {
+        group.push(("matcher".to_string(), Value::String(matcher.to_string())));
+    }
+    let handler = Value::Object(vec![
+        ("type".to_string(), Value::String("command".to_string())),
+        ("command".to_string(), Value::String(cmd.to_string())),
+        ("timeout".to_string(), Value::Number(TIMEOUT_SECS)),
+    ]);
+    group.push(("hooks".to_string(), Value::Array(vec![handler])));
+    Value::Object(group)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::json_doc::ordered::Json;
 
+    /// `text` after `init`, compact (as the value the agent reads), and
+    /// whether it changed.
     fn merged(text: &str, agent: Agent, cmd: &str) -> (String, bool) {
-        let mut doc: Json = serde_json::from_str(text).unwrap();
-        let changed = merge(&mut doc, agent, cmd).unwrap();
+        let out = edited(Some(text), agent, cmd).unwrap();
+        let changed = out.is_some();
+        let doc: Json = serde_json::from_str(out.as_deref().unwrap_or(text)).unwrap();
         (serde_json::to_string(&doc).unwrap(), changed)
     }
 
@@ -346,8 +396,10 @@ mod tests {
             r#"{"hooks": 3}"#,
             r#"{"hooks": {"SessionStart": {}}}"#,
         ] {
-            let mut doc: Json = serde_json::from_str(text).unwrap();
-            assert!(merge(&mut doc, Agent::ClaudeCode, "c").is_err(), "{text}");
+            assert!(
+                edited(Some(text), Agent::ClaudeCode, "c").is_err(),
+                "{text}"
+            );
         }
     }
 
@@ -419,5 +471,387 @@ mod tests {
             first_shell_word(r#"a\ b"c\"d"'e' rest"#),
             Some((r#"a bc"de"#.to_string(), " rest"))
         );
+    }
+
+    #[test]
+    fn keeps_the_files_formatting_and_adds_in_its_style() {
+        let cmd = "/bin/promptinclude hook codex";
+        let text = "{\r\n    \"n\": 12345678901234567890123,\r\n    \"f\": [1.0, 1e3, -0],\r\n    \"s\": \"\\u00e9\\/\",\r\n    \"hooks\": {\r\n        \"Stop\": []\r\n    }\r\n}";
+        let out = edited(Some(text), Agent::Codex, cmd).unwrap().unwrap();
+        let start = "    \"hooks\": {\r\n        \"Stop\": [],\r\n        \"SessionStart\": [\r\n            {\r\n                \"matcher\": \"startup|resume|clear\",\r\n";
+        assert!(
+            out.starts_with(&text[..text.find("    \"hooks\"").unwrap()]),
+            "{out}"
+        );
+        assert!(out.contains(start), "{out}");
+        assert!(out.ends_with("        ]\r\n    }\r\n}"), "{out}");
+        assert!(!out.replace("\r\n", "").contains('\n'), "{out:?}");
+        assert_eq!(edited(Some(&out), Agent::Codex, cmd).unwrap(), None);
+    }
+
+    #[test]
+    fn an_update_changes_only_the_command_string() {
+        let text = "{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"command\":\"/old/promptinclude hook codex -q\",\"timeout\":5}]}],\n\"UserPromptSubmit\":[{\"hooks\":[{\"command\":\"promptinclude hook codex\"},{\"command\":\"promptinclude hook codex\"}]}]}}";
+        let out = edited(Some(text), Agent::Codex, "/new/promptinclude hook codex")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            out,
+            "{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"command\":\"/new/promptinclude hook codex -q\",\"timeout\":5}]}],\n\"UserPromptSubmit\":[{\"hooks\":[{\"command\":\"/new/promptinclude hook codex\"}]}]}}"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_blank_file_gets_the_layout_init_always_wrote() {
+        let cmd = "/bin/promptinclude hook claude-code";
+        let mut expected = Json::Object(Vec::new());
+        model::merge(&mut expected, Agent::ClaudeCode, cmd).unwrap();
+        let pretty = serde_json::to_string_pretty(&expected).unwrap() + "\n";
+        for old in [None, Some(""), Some(" \n")] {
+            let out = edited(old, Agent::ClaudeCode, cmd).unwrap();
+            assert_eq!(out.as_deref(), Some(pretty.as_str()), "{old:?}");
+        }
+        let err = edited(Some("{\"a\": 1,}"), Agent::ClaudeCode, cmd).unwrap_err();
+        assert!(
+            format!("{err:#}").starts_with("not valid JSON; fix it first: "),
+            "{err:#}"
+        );
+    }
+
+    /// `init`'s merge as it was, on the whole value: what the textual merge
+    /// must agree with.
+    mod model {
+        use super::super::{events, our_hook_flags, TIMEOUT_SECS};
+        use crate::cli::args::Agent;
+        use crate::cli::json_doc::ordered::Json;
+        use anyhow::{anyhow, Result};
+
+        /// Adds (or updates) the hook entries in `doc`; returns whether it changed.
+        pub fn merge(doc: &mut Json, agent: Agent, command: &str) -> Result<bool> {
+            let root = doc
+                .as_object_mut()
+                .ok_or_else(|| anyhow!("the top level is not a JSON object"))?;
+            let hooks = entry(root, "hooks", || Json::Object(Vec::new()))
+                .as_object_mut()
+                .ok_or_else(|| anyhow!("`hooks` is not a JSON object"))?;
+            let mut changed = false;
+            for (event, matcher) in events(agent) {
+                let groups = entry(hooks, event, || Json::Array(Vec::new()))
+                    .as_array_mut()
+                    .ok_or_else(|| anyhow!("`hooks.{event}` is not a JSON array"))?;
+                changed |= merge_event(groups, agent, matcher, command);
+            }
+            Ok(changed)
+        }
+
+        fn merge_event(
+            groups: &mut Vec<Json>,
+            agent: Agent,
+            matcher: Option<&str>,
+            cmd: &str,
+        ) -> bool {
+            let mut changed = false;
+            let mut found = false;
+            for group in groups.iter_mut() {
+                let Some(handlers) = group.get_mut("hooks").and_then(Json::as_array_mut) else {
+                    continue;
+                };
+                let before = handlers.len();
+                let mut keep = Vec::with_capacity(before);
+                for mut handler in std::mem::take(handlers) {
+                    let flags = handler
+                        .get("command")
+                        .and_then(Json::as_str)
+                        .and_then(|c| our_hook_flags(c, agent))
+                        .map(str::to_string);
+                    match flags {
+                        None => keep.push(handler),
+                        Some(flags) if !found => {
+                            found = true;
+                            let updated = format!("{cmd}{flags}");
+                            if handler.get("command").and_then(Json::as_str) != Some(&updated) {
+                                handler.set("command", Json::String(updated));
+                                changed = true;
+                            }
+                            keep.push(handler);
+                        }
+                        Some(_) => {}
+                    }
+                }
+                changed |= keep.len() != before;
+                *handlers = keep;
+            }
+            let before = groups.len();
+            groups.retain(|g| {
+                g.get("hooks")
+                    .and_then(Json::as_array)
+                    .is_none_or(|h| !h.is_empty())
+            });
+            changed |= groups.len() != before;
+            if !found {
+                let mut group = Vec::new();
+                if let Some(matcher) = matcher {
+                    group.push(("matcher".to_string(), Json::String(matcher.to_string())));
+                }
+                let handler = Json::Object(vec![
+                    ("type".to_string(), Json::String("command".to_string())),
+                    ("command".to_string(), Json::String(cmd.to_string())),
+                    ("timeout".to_string(), Json::Number(TIMEOUT_SECS.into())),
+                ]);
+                group.push(("hooks".to_string(), Json::Array(vec![handler])));
+                groups.push(Json::Object(group));
+                changed = true;
+            }
+            changed
+        }
+
+        fn entry<'a>(
+            object: &'a mut Vec<(String, Json)>,
+            key: &str,
+            default: impl FnOnce() -> Json,
+        ) -> &'a mut Json {
+            let index = match object.iter().position(|(k, _)| k == key) {
+                Some(index) => index,
+                None => {
+                    object.push((key.to_string(), default()));
+                    object.len() - 1
+                }
+            };
+            &mut object[index].1
+        }
+    }
+
+    /// Random settings documents, written with random whitespace, biased
+    /// towards the shapes `init` edits.
+    mod gen {
+        use proptest::prelude::*;
+
+        /// A JSON text to be, its scalars and keys spelled as they will be written.
+        #[derive(Clone, Debug)]
+        pub enum Tree {
+            Raw(&'static str),
+            Array(Vec<Tree>),
+            Object(Vec<(&'static str, Tree)>),
+        }
+
+        fn scalar() -> impl Strategy<Value = Tree> {
+            prop::sample::select(vec![
+                "12345678901234567890123",
+                "1.0",
+                "1e3",
+                "-0",
+                "0.5E-2",
+                "true",
+                "null",
+                "\"\\u00e9\\/\"",
+                "\"\\ud83d\\ude00 \\\"q\\\"\"",
+                "\"x\"",
+            ])
+            .prop_map(Tree::Raw)
+        }
+
+        fn other() -> impl Strategy<Value = Tree> {
+            let key = prop::sample::select(vec!["\"a\"", "\"model\"", "\"\\u00e9\"", "\"env\""]);
+            scalar().prop_recursive(3, 12, 3, move |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..3).prop_map(Tree::Array),
+                    prop::collection::vec((key.clone(), inner), 0..3).prop_map(Tree::Object),
+                ]
+            })
+        }
+
+        fn handler() -> impl Strategy<Value = Tree> {
+            let command = prop::sample::select(vec![
+                "\"promptinclude hook claude-code\"",
+                "\"/old/promptinclude hook claude-code --max-total-tokens 9\"",
+                "\"'/a b/promptinclude' hook claude-code\"",
+                "\"/new/promptinclude hook claude-code\"",
+                "\"\\/new\\/promptinclude hook claude-code\"",
+                "\"promptinclude hook codex\"",
+                "\"/new/promptinclude hook codex\"",
+                "\"echo promptinclude hook codex\"",
+            ]);
+            prop_oneof![
+                4 => (command, any::<bool>(), any::<bool>()).prop_map(|(c, typed, twice)| {
+                    let mut members = Vec::new();
+                    if typed {
+                        members.push(("\"type\"", Tree::Raw("\"command\"")));
+                    }
+                    members.push(("\"command\"", Tree::Raw(c)));
+                    if twice {
+                        members.push(("\"c\\u006fmmand\"", Tree::Raw("\"echo\"")));
+                    }
+                    members.push(("\"timeout\"", Tree::Raw("30")));
+                    Tree::Object(members)
+                }),
+                1 => scalar(),
+            ]
+        }
+
+        fn group() -> impl Strategy<Value = Tree> {
+            let matcher = prop::option::of(prop::sample::select(vec!["\"startup\"", "\"\""]));
+            prop_oneof![
+                6 => (matcher, prop::collection::vec(handler(), 0..4)).prop_map(|(m, hs)| {
+                    let mut members = Vec::new();
+                    if let Some(m) = m {
+                        members.push(("\"matcher\"", Tree::Raw(m)));
+                    }
+                    members.push(("\"hooks\"", Tree::Array(hs)));
+                    Tree::Object(members)
+                }),
+                1 => scalar().prop_map(|s| Tree::Object(vec![("\"hooks\"", s)])),
+                1 => scalar(),
+            ]
+        }
+
+        fn hooks() -> impl Strategy<Value = Tree> {
+            let event = prop::sample::select(vec![
+                "\"SessionStart\"",
+                "\"UserPromptSubmit\"",
+                "\"Stop\"",
+                "\"Session\\u0053tart\"",
+            ]);
+            let groups = prop_oneof![
+                12 => prop::collection::vec(group(), 0..4).prop_map(Tree::Array),
+                1 => scalar(),
+            ];
+            prop_oneof![
+                12 => prop::collection::vec((event, groups), 0..4).prop_map(Tree::Object),
+                1 => scalar(),
+            ]
+        }
+
+        /// A settings document: other members, and `hooks` (up to twice,
+        /// spelled two ways) among them.
+        pub fn settings() -> impl Strategy<Value = Tree> {
+            let key = prop::sample::select(vec!["\"a\"", "\"model\"", "\"env\""]);
+            let hooks_key = prop::sample::select(vec!["\"hooks\"", "\"\\u0068ooks\""]);
+            let members = prop::collection::vec((key, other()), 0..4);
+            let placed =
+                prop::collection::vec((any::<prop::sample::Index>(), hooks_key, hooks()), 0..3);
+            prop_oneof![
+                20 => (members, placed).prop_map(|(mut members, placed)| {
+                    for (at, key, hooks) in placed {
+                        let at = at.index(members.len() + 1);
+                        members.insert(at, (key, hooks));
+                    }
+                    Tree::Object(members)
+                }),
+                1 => other(),
+            ]
+        }
+
+        /// Whitespace to put between tokens, taken in turn.
+        pub fn spaces() -> impl Strategy<Value = Vec<&'static str>> {
+            let one = prop::sample::select(vec![
+                "", "", " ", "\n", "\r\n", "\t", "\n  ", "\n    ", "\r\n\t", "\n\t\t", "  ",
+            ]);
+            prop::collection::vec(one, 1..40)
+        }
+
+        /// `tree` as text, `spaces` between its tokens.
+        pub fn render(tree: &Tree, spaces: &[&str]) -> String {
+            let mut out = String::new();
+            let mut next = spaces.iter().cycle();
+            let mut space = || *next.next().unwrap_or(&"");
+            out.push_str(space());
+            write(tree, &mut out, &mut space);
+            out.push_str(space());
+            out
+        }
+
+        fn write<'s>(tree: &Tree, out: &mut String, space: &mut impl FnMut() -> &'s str) {
+            match tree {
+                Tree::Raw(text) => out.push_str(text),
+                Tree::Array(items) => {
+                    out.push('[');
+                    for (i, item) in items.iter().enumerate() {
+                        out.push_str(if i == 0 { "" } else { "," });
+                        out.push_str(space());
+                        write(item, out, space);
+                    }
+                    out.push_str(space());
+                    out.push(']');
+                }
+                Tree::Object(members) => {
+                    out.push('{');
+                    for (i, (key, value)) in members.iter().enumerate() {
+                        out.push_str(if i == 0 { "" } else { "," });
+                        out.push_str(space());
+                        out.push_str(key);
+                        out.push_str(space());
+                        out.push(':');
+                        out.push_str(space());
+                        write(value, out, space);
+                    }
+                    out.push_str(space());
+                    out.push('}');
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// On random settings, the textual merge means what the old merge of
+        /// the whole value meant, changes nothing outside `hooks` (only
+        /// inserts it when it was missing), and a second run changes nothing.
+        #[test]
+        fn the_textual_merge_agrees_with_the_value_merge(
+            tree in gen::settings(),
+            spaces in gen::spaces(),
+            codex in proptest::bool::ANY,
+        ) {
+            let text = gen::render(&tree, &spaces);
+            let agent = if codex { Agent::Codex } else { Agent::ClaudeCode };
+            let cmd = format!("/new/promptinclude hook {}", agent.name());
+            let mut expected: Json = serde_json::from_str(&text).unwrap();
+            let model = model::merge(&mut expected, agent, &cmd);
+            let got = edited(Some(&text), agent, &cmd);
+            let (changed, out) = match (model, got) {
+                (Err(a), Err(b)) => {
+                    proptest::prop_assert_eq!(a.to_string(), b.to_string());
+                    return Ok(());
+                }
+                (Ok(changed), Ok(out)) => (changed, out),
+                (model, got) => {
+                    return Err(proptest::test_runner::TestCaseError::fail(format!(
+                        "model {model:?}, textual {got:?} on {text:?}"
+                    )))
+                }
+            };
+            proptest::prop_assert_eq!(changed, out.is_some(), "{:?}", text);
+            let out = out.unwrap_or_else(|| text.clone());
+            let value: Json = serde_json::from_str(&out).unwrap();
+            proptest::prop_assert_eq!(&value, &expected, "{:?} -> {:?}", text, out);
+
+            let doc = json_doc::parse(&text).unwrap();
+            let hooks = doc.root().members().and_then(|m| m.iter().rev().find(|m| m.key == "hooks"));
+            match hooks {
+                Some(hooks) => {
+                    let span = hooks.value.span.clone();
+                    proptest::prop_assert!(out.starts_with(&text[..span.start]), "{:?} -> {:?}", text, out);
+                    proptest::prop_assert!(out.ends_with(&text[span.end..]), "{:?} -> {:?}", text, out);
+                }
+                None => {
+                    // Only an insertion, or whitespace inside an empty `{}` replaced.
+                    let (old, new) = (text.as_bytes(), out.as_bytes());
+                    let same = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+                    let tail = old[same..]
+                        .iter()
+                        .rev()
+                        .zip(new[same..].iter().rev())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    let replaced = &old[same..old.len() - tail];
+                    proptest::prop_assert!(
+                        replaced.iter().all(|b| b" \t\r\n".contains(b)),
+                        "{:?} -> {:?}",
+                        text,
+                        out
+                    );
+                }
+            }
+            proptest::prop_assert_eq!(edited(Some(&out), agent, &cmd).unwrap(), None, "{:?}", out);
+        }
     }
 }

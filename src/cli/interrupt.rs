@@ -11,9 +11,10 @@
 //! same signal (default action), so a shell sees the usual "killed by
 //! SIGINT" status.
 //!
-//! A temporary is created and registered under the registry lock
-//! ([`create_file`], [`create_dir`]), and renamed into place and unregistered
-//! under the same lock ([`Tracked::commit`]). Once the signal thread holds the
+//! A temporary is created (a new random name in the target's directory,
+//! never an existing file or a symlink: see `cli::atomic`) and registered
+//! under the registry lock ([`create_file`], [`create_dir`]), and renamed
+//! into place and unregistered under the same lock ([`Tracked::commit`]). Once the signal thread holds the
 //! lock, no new temporary can appear and none can be half-committed: each one
 //! either exists and is registered (and is removed), or is already in place.
 //! A temporary directory is first renamed aside, so that files other threads
@@ -22,8 +23,11 @@
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
+
+use super::atomic::TEMP_PREFIX;
 
 /// Temporaries that exist right now, with whether each is a directory.
 static REGISTRY: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
@@ -160,27 +164,54 @@ fn unregister(temps: &mut Vec<(PathBuf, bool)>, path: &Path) {
     }
 }
 
-/// Creates (truncating) the temporary file `path` and registers it.
-pub fn create_file(path: &Path) -> io::Result<(File, Tracked)> {
+/// Creates a new temporary file with a random name in `dir` and registers
+/// it. It is opened with `O_CREAT | O_EXCL | O_NOFOLLOW` (`tempfile`'s names,
+/// retried on a clash), so nothing already at that name, a planted symlink
+/// above all, is ever opened or followed; `mode` is the creation mode (the
+/// umask applies).
+pub fn create_file(dir: &Path, mode: u32) -> io::Result<(File, Tracked)> {
     let mut temps = registry();
-    let file = File::create(path)?;
-    temps.push((path.to_path_buf(), false));
-    let tracked = Tracked {
-        path: path.to_path_buf(),
-        is_dir: false,
-    };
-    Ok((file, tracked))
+    let (file, path) = temp_builder()
+        .make_in(dir, |path| {
+            fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(path)
+        })?
+        .keep()
+        .map_err(|e| e.error)?;
+    temps.push((path.clone(), false));
+    Ok((
+        file,
+        Tracked {
+            path,
+            is_dir: false,
+        },
+    ))
 }
 
-/// Creates the temporary directory `path` (and missing parents) and registers it.
-pub fn create_dir(path: &Path) -> io::Result<Tracked> {
+/// Creates a new temporary directory with a random name in `dir` (`mkdir`,
+/// which never follows a symlink, retried on a clash) and registers it;
+/// `mode` is the creation mode (the umask applies).
+pub fn create_dir(dir: &Path, mode: u32) -> io::Result<Tracked> {
     let mut temps = registry();
-    fs::create_dir_all(path)?;
-    temps.push((path.to_path_buf(), true));
-    Ok(Tracked {
-        path: path.to_path_buf(),
-        is_dir: true,
-    })
+    let path = temp_builder()
+        .permissions(fs::Permissions::from_mode(mode))
+        .tempdir_in(dir)?
+        .keep();
+    temps.push((path.clone(), true));
+    Ok(Tracked { path, is_dir: true })
+}
+
+/// Names `TEMP_PREFIX` and random characters; the caller removes what it
+/// creates (our registry, not `tempfile`'s drop, owns the cleanup).
+fn temp_builder() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX);
+    builder
 }
 
 #[cfg(test)]
@@ -194,9 +225,15 @@ mod tests {
     #[test]
     fn commit_publishes_and_unregisters() {
         let dir = tempfile::tempdir().unwrap();
-        let temp = dir.path().join(".tmp-a");
-        let (_file, tracked) = create_file(&temp).unwrap();
-        assert!(registered(&temp));
+        let (_file, tracked) = create_file(dir.path(), 0o600).unwrap();
+        let temp = tracked.path().to_path_buf();
+        assert!(registered(&temp) && temp.is_file());
+        assert_eq!(temp.parent(), Some(dir.path()));
+        let name = temp.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with(TEMP_PREFIX) && name.len() > TEMP_PREFIX.len() + 4,
+            "{name}"
+        );
         tracked
             .commit(|p| fs::rename(p, dir.path().join("a")))
             .unwrap();
@@ -207,8 +244,8 @@ mod tests {
     #[test]
     fn failed_commit_and_drop_remove_and_unregister() {
         let dir = tempfile::tempdir().unwrap();
-        let temp = dir.path().join(".tmp-b");
-        let tracked = create_dir(&temp).unwrap();
+        let tracked = create_dir(dir.path(), 0o777).unwrap();
+        let temp = tracked.path().to_path_buf();
         fs::write(temp.join("inside"), "x").unwrap();
         assert!(registered(&temp));
         let err = tracked
@@ -216,9 +253,22 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.to_string(), "no");
         assert!(!registered(&temp) && !temp.exists());
-        let (_file, tracked) = create_file(&temp).unwrap();
+        let (_file, tracked) = create_file(dir.path(), 0o600).unwrap();
+        let temp = tracked.path().to_path_buf();
         drop(tracked);
         assert!(!registered(&temp) && !temp.exists());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn temporaries_get_fresh_names_and_the_mode_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_a, a) = create_file(dir.path(), 0o600).unwrap();
+        let (_b, b) = create_file(dir.path(), 0o600).unwrap();
+        let c = create_dir(dir.path(), 0o700).unwrap();
+        assert!(a.path() != b.path() && b.path() != c.path());
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(a.path()), mode(c.path())), (0o600, 0o700));
     }
 
     #[test]
