@@ -173,11 +173,20 @@ fn piece_len(s: &str) -> usize {
     let c0 = it.next().unwrap_or('\0');
     let c1 = it.next();
     let l0 = c0.len_utf8();
-    // Byte length of the run of chars satisfying `f` starting at byte `from`.
+    // Byte length of the run of chars satisfying `f` starting at byte `from`
+    // (a char like the one before is not classified again: a long run of one
+    // non-ASCII character, such as U+FFFD for invalid bytes, is one lookup).
     let run = |from: usize, f: fn(char) -> bool| -> usize {
+        let mut last = None;
         s[from..]
             .char_indices()
-            .find(|&(_, c)| !f(c))
+            .find(|&(_, c)| {
+                if last == Some(c) {
+                    return false;
+                }
+                last = Some(c);
+                !f(c)
+            })
             .map_or(s.len() - from, |(i, _)| i)
     };
     // (?i:'s|'t|'re|'ve|'m|'ll|'d); (?i) folds s with U+017F (long s).
