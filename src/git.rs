@@ -51,6 +51,11 @@ const MAX_LINK_HOPS: u32 = 40;
 /// the budget pass reads any others as it reaches them.
 const READ_AHEAD: usize = 256;
 
+/// Largest blob (bytes) read ahead: bigger ones are read only when the
+/// budget pass reaches them, so read-ahead holds at most 16 MiB and a scan
+/// holds one big file at a time, as on disk.
+const READ_AHEAD_MAX: u64 = 64 * 1024;
+
 /// Where a candidate's text comes from.
 #[derive(Clone, Debug)]
 enum Source {
@@ -657,8 +662,10 @@ impl RevSnapshot {
     /// is an [`Error::Git`].
     pub fn read(&mut self, candidate: &Candidate) -> Result<io::Result<Vec<u8>>, Error> {
         Ok(match self.discovered.sources.get(candidate.as_bytes()) {
-            Some(Source::Blob(id)) => match self.blobs.get(id) {
-                Some(bytes) => Ok(bytes.clone()),
+            // Taken, not copied, out of the read-ahead: a candidate is read
+            // once (another one with the same blob reads it again).
+            Some(Source::Blob(id)) => match self.blobs.remove(id) {
+                Some(bytes) => Ok(bytes),
                 None => Ok(RevTree::read_blob(&self.repo, *id)?),
             },
             Some(Source::Unreadable(why)) => Err(io::Error::other(why.clone())),
@@ -675,25 +682,34 @@ impl RevSnapshot {
         mut read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
     ) -> Result<RootScan, Error> {
         // Read the first candidates' blobs in parallel, one repository
-        // handle per rayon job.
+        // handle per rayon job; a blob over READ_AHEAD_MAX is left for the
+        // budget pass (a missing or non-blob object is read, to fail as it
+        // did).
         let sources = &self.discovered.sources;
         let blob_of = |c: &Candidate| match sources.get(c.as_bytes()) {
             Some(Source::Blob(id)) => Some(*id),
             _ => None,
         };
         let candidates = &self.discovered.candidates;
-        let ahead: Vec<Result<Vec<u8>, Error>> = candidates
+        let ahead: Vec<Result<Option<Vec<u8>>, Error>> = candidates
             .par_iter()
             .take(READ_AHEAD)
             .filter_map(blob_of)
             .map_init(
                 || self.tree.repo.to_thread_local(),
-                |repo, id| RevTree::read_blob(repo, id),
+                |repo, id| match repo.find_header(id) {
+                    Ok(h) if h.kind() == gix::objs::Kind::Blob && h.size() > READ_AHEAD_MAX => {
+                        Ok(None)
+                    }
+                    _ => RevTree::read_blob(repo, id).map(Some),
+                },
             )
             .collect();
         let ids = candidates.iter().take(READ_AHEAD).filter_map(blob_of);
         for (id, bytes) in ids.zip(ahead) {
-            self.blobs.insert(id, bytes?);
+            if let Some(bytes) = bytes? {
+                self.blobs.insert(id, bytes);
+            }
         }
         let mut failure = None;
         let candidates = self.discovered.candidates.clone();

@@ -94,28 +94,103 @@ fn read_bytes(path: &[u8], piecewise: bool) -> std::io::Result<Vec<u8>> {
 }
 
 /// Decodes bytes as the reference does: UTF-8 with replacement, then universal newlines.
+///
+/// Holds about the larger of the bytes and the text at a time, never both:
+/// valid UTF-8 becomes the text in place (newlines are converted in place,
+/// as that only shrinks it), and anything else is decoded block by block from
+/// its end, each block's bytes freed once it is decoded.
 pub fn decode(bytes: Vec<u8>) -> DecodedText {
-    let (text, replaced) = match String::from_utf8(bytes) {
-        Ok(text) => (text, 0),
-        Err(e) => {
-            let bytes = e.into_bytes();
-            let mut text = String::with_capacity(bytes.len() + 16);
-            let mut replaced = 0;
-            for chunk in bytes.utf8_chunks() {
-                text.push_str(chunk.valid());
-                if !chunk.invalid().is_empty() {
-                    text.push('\u{FFFD}');
-                    replaced += 1;
-                }
-            }
-            (text, replaced)
+    match String::from_utf8(bytes) {
+        Ok(text) => DecodedText {
+            text: newlines_in_place(text),
+            replaced: 0,
+        },
+        Err(e) => decode_invalid(e.into_bytes()),
+    }
+}
+
+/// [`universal_newlines`] on `text` without a copy.
+fn newlines_in_place(text: String) -> String {
+    let Some(first) = text.find('\r') else {
+        return text;
+    };
+    let mut bytes = text.into_bytes();
+    let (mut read, mut write) = (first, first);
+    while read < bytes.len() {
+        // bytes[read] is a \r: it becomes \n, and swallows a \n after it.
+        bytes[write] = b'\n';
+        write += 1;
+        read += 1;
+        if bytes.get(read) == Some(&b'\n') {
+            read += 1;
         }
-    };
-    let text = match universal_newlines(&text) {
-        Cow::Borrowed(_) => text,
-        Cow::Owned(converted) => converted,
-    };
+        let next = bytes[read..]
+            .iter()
+            .position(|&b| b == b'\r')
+            .map_or(bytes.len(), |i| read + i);
+        bytes.copy_within(read..next, write);
+        write += next - read;
+        read = next;
+    }
+    bytes.truncate(write);
+    // Only ASCII bytes were removed or rewritten, so the text is still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Bytes decoded at a time by [`decode_invalid`].
+const BLOCK: usize = 1 << 20;
+
+/// [`decode`] of bytes that are not valid UTF-8: the last block is decoded
+/// and its bytes cut off the end, block after block, then the decoded
+/// blocks are joined (each freed once copied).
+fn decode_invalid(mut bytes: Vec<u8>) -> DecodedText {
+    let mut blocks: Vec<String> = Vec::new();
+    let mut replaced = 0;
+    while !bytes.is_empty() {
+        let at = bytes.len().saturating_sub(BLOCK);
+        let split = (at..bytes.len())
+            .find(|&p| splits_cleanly(&bytes, p))
+            .unwrap_or(0);
+        let (text, n) = decode_block(&bytes[split..]);
+        blocks.push(text);
+        replaced += n;
+        bytes.truncate(split);
+        bytes.shrink_to_fit();
+    }
+    let mut text = String::with_capacity(blocks.iter().map(String::len).sum());
+    while let Some(block) = blocks.pop() {
+        text.push_str(&block);
+    }
     DecodedText { text, replaced }
+}
+
+/// Whether decoding `bytes[..p]` and `bytes[p..]` apart gives the decoding
+/// of `bytes`: no character, invalid sequence or `\r\n` spans `p`. A
+/// sequence is a lead byte and at most three continuation bytes
+/// (`0x80..=0xBF`), so none spans `p` when `bytes[p]` is not a continuation
+/// byte, or is one after three others.
+fn splits_cleanly(bytes: &[u8], p: usize) -> bool {
+    let continues = |b: u8| (0x80..=0xbf).contains(&b);
+    match (p.checked_sub(1).map(|i| bytes[i]), bytes.get(p)) {
+        (None, _) | (_, None) => true,
+        (Some(b'\r'), Some(b'\n')) => false,
+        (_, Some(&b)) if !continues(b) => true,
+        _ => p >= 3 && bytes[p - 3..p].iter().all(|&b| continues(b)),
+    }
+}
+
+/// One block decoded: the text and how many U+FFFD it holds for invalid bytes.
+fn decode_block(bytes: &[u8]) -> (String, usize) {
+    let mut text = String::with_capacity(bytes.len() + 16);
+    let mut replaced = 0;
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            text.push('\u{FFFD}');
+            replaced += 1;
+        }
+    }
+    (newlines_in_place(text), replaced)
 }
 
 /// `\r\n` → `\n`, then any remaining `\r` → `\n`.
@@ -160,6 +235,50 @@ mod tests {
             decode(b"\xed\xa0\x80".to_vec()).text,
             "\u{FFFD}\u{FFFD}\u{FFFD}"
         );
+    }
+
+    #[test]
+    fn blockwise_decoding_equals_whole_decoding() {
+        // Every split point of short byte strings rich in lead, continuation,
+        // \r and \n bytes: the two halves decode to the whole's decoding.
+        let alphabet = [
+            b'a', b'\r', b'\n', 0x80, 0xbf, 0xc3, 0xe2, 0x82, 0xf0, 0x9f, 0xff, 0xed, 0xa0,
+        ];
+        // The obvious way: lossy decoding of the whole, then newlines.
+        let whole = |b: &[u8]| {
+            let text = universal_newlines(&String::from_utf8_lossy(b)).into_owned();
+            let replaced = b.utf8_chunks().filter(|c| !c.invalid().is_empty()).count();
+            (text, replaced)
+        };
+        let mut state = 0x9e37_79b9_u32;
+        for _ in 0..20_000 {
+            let len = (state % 9) as usize;
+            let mut b = Vec::with_capacity(len);
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                b.push(alphabet[(state % alphabet.len() as u32) as usize]);
+            }
+            let (text, replaced) = whole(&b);
+            assert_eq!(decode(b.clone()).text, text, "{b:?}");
+            assert_eq!(decode(b.clone()).replaced, replaced, "{b:?}");
+            for p in 0..=b.len() {
+                if splits_cleanly(&b, p) {
+                    let (x, nx) = decode_block(&b[..p]);
+                    let (y, ny) = decode_block(&b[p..]);
+                    assert_eq!(x + &y, text, "{b:?} split at {p}");
+                    assert_eq!(nx + ny, replaced, "{b:?} split at {p}");
+                }
+            }
+        }
+        // Many blocks: a long text of invalid bytes and line ends.
+        let long: Vec<u8> = (0..3 * BLOCK + 5)
+            .map(|i| alphabet[(i * 7 + i / 3) % alphabet.len()])
+            .collect();
+        let (text, replaced) = whole(&long);
+        let d = decode(long);
+        assert_eq!((d.text, d.replaced), (text, replaced));
     }
 
     #[test]

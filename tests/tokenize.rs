@@ -7,7 +7,8 @@
 
 use promptinclude::tokenize::{
     char_classes, count, count_bpe, count_fast, count_fast_uncached, count_hybrid, count_large,
-    cut_points, is_cut, pieces, table_rank, table_tokens, trim, trim_counted,
+    count_piece_windowed, cut_points, is_cut, pieces, table_rank, table_tokens, trim, trim_counted,
+    LONG_PIECE,
 };
 use std::collections::HashSet;
 
@@ -583,6 +584,165 @@ fn megabyte_runs_complete() {
         1 << 19
     });
     assert_eq!(count_bpe(&half), tiktoken_count(&half));
+}
+
+// ------------------------------------------------------------ long pieces
+
+/// Units whose runs are one pre-tokenizer piece each, of every class: NUL
+/// and other controls, whitespace (newlines too), single and mixed
+/// punctuation (multi-byte included), letters (Latin, CJK, combining).
+const RUN_UNITS: &[&str] = &[
+    "\0",
+    "\u{1}",
+    " ",
+    "\t",
+    "\n",
+    "\u{3000}",
+    "\u{a0}",
+    "=",
+    "-",
+    "*",
+    "!",
+    "#",
+    "!@#$%^&*()-_+=[]{};:,.<>/?|~`",
+    "\u{2014}",
+    "\u{fffd}",
+    "😀",
+    "a",
+    "ab",
+    "Zz",
+    "é",
+    "語",
+    "日本語の文字",
+];
+
+/// `unit` repeated to about `len` bytes, checked to be one piece.
+fn run_of(unit: &str, len: usize) -> String {
+    let text = unit.repeat(len.div_ceil(unit.len()).max(1));
+    assert_eq!(pieces(&text).count(), 1, "a run of {unit:?} is one piece");
+    text
+}
+
+/// A random one-piece text of about `len` bytes drawn from one class.
+fn random_piece(rng: &mut Rng, len: usize) -> String {
+    let class: &[&str] = match rng.below(3) {
+        0 => &[
+            "!", "=", "-", "*", "\u{2014}", "\u{fffd}", "😀", "\0", "€", "#", "~",
+        ],
+        1 => &["a", "b", "z", "é", "語", "日", "本", "ß", "Ω"],
+        _ => &[" ", "\t", "\u{3000}", "\u{a0}", "\u{2009}"],
+    };
+    let mut text = String::new();
+    while text.len() < len {
+        // Runs of one member, as in real files, and single members.
+        let u = rng.pick(class);
+        let most = if rng.below(4) == 0 { 200 } else { 3 };
+        text.push_str(&u.repeat(1 + rng.below(most)));
+    }
+    assert_eq!(pieces(&text).count(), 1);
+    text
+}
+
+/// Lengths (bytes) around the stitch points of windows of `w` bytes
+/// overlapping by `o`, and a few beyond.
+fn lengths_around(w: usize, o: usize) -> Vec<usize> {
+    let mut lens = Vec::new();
+    for base in [w, 2 * w - o, 2 * w, 3 * w - 2 * o, 4 * w, 7 * w + o] {
+        for d in [-2i64, -1, 0, 1, 2, 37] {
+            lens.push((base as i64 + d).max(1) as usize);
+        }
+    }
+    lens
+}
+
+#[test]
+fn windowed_long_pieces_match_tiktoken() {
+    // Small windows put many stitches into pieces tiktoken-rs (quadratic on
+    // one piece) can still check.
+    for (w, o) in [(64, 16), (257, 31), (1000, 100)] {
+        for unit in RUN_UNITS {
+            for len in lengths_around(w, o) {
+                let text = run_of(unit, len);
+                assert_eq!(
+                    count_piece_windowed(text.as_bytes(), w, o),
+                    tiktoken_count(&text),
+                    "run of {unit:?}, {} bytes, window {w}, overlap {o}",
+                    text.len()
+                );
+            }
+        }
+    }
+    let mut rng = Rng(0x10_96e1);
+    for _ in 0..iterations(300) {
+        let len = 1 + rng.below(4000);
+        let text = random_piece(&mut rng, len);
+        let (w, o) = (8 + rng.below(600), 1 + rng.below(100));
+        assert_eq!(
+            count_piece_windowed(text.as_bytes(), w, o),
+            tiktoken_count(&text),
+            "{text:?}, window {w}, overlap {o}"
+        );
+    }
+}
+
+#[test]
+fn windowed_counts_equal_whole_counts_on_any_bytes() {
+    // Stitching holds for any byte string, not only one piece: random text
+    // and random bytes (not UTF-8) against bpe-openai's whole-string count.
+    let bpe = &bpe_openai::cl100k_base().bpe;
+    let mut rng = Rng(0xb17e5);
+    for i in 0..iterations(400) {
+        let bytes: Vec<u8> = if i % 2 == 0 {
+            random_text(&mut rng, 400).into_bytes()
+        } else {
+            (0..rng.below(3000)).map(|_| rng.below(256) as u8).collect()
+        };
+        let (w, o) = (1 + rng.below(500), 1 + rng.below(80));
+        assert_eq!(
+            count_piece_windowed(&bytes, w, o),
+            bpe.count(&bytes),
+            "{bytes:?}, window {w}, overlap {o}"
+        );
+    }
+}
+
+#[test]
+fn long_runs_count_exactly_in_windows() {
+    // The real windows (1 MiB): runs of each class several windows long,
+    // lengths around LONG_PIECE, and runs whose repetition breaks (a
+    // different character late in the run, a short tail of another phrase),
+    // against bpe-openai's whole-piece count.
+    let bpe = &bpe_openai::cl100k_base().bpe;
+    let big = if cfg!(debug_assertions) { 3 } else { 5 } * LONG_PIECE / 2;
+    let mut texts: Vec<String> = Vec::new();
+    for unit in RUN_UNITS {
+        texts.push(run_of(unit, big));
+    }
+    for len in [
+        LONG_PIECE - 1,
+        LONG_PIECE,
+        LONG_PIECE + 1,
+        2 * LONG_PIECE + 12_345,
+    ] {
+        texts.push(run_of("=", len));
+        texts.push(run_of("\0", len));
+    }
+    texts.push("=".repeat(big) + "-" + &"=".repeat(5000));
+    texts.push("\0".repeat(big - 100) + "\u{1}" + &"\0".repeat(LONG_PIECE));
+    texts.push(" ".repeat(LONG_PIECE + 77) + &"\t ".repeat(LONG_PIECE / 2));
+    texts.push("語".repeat(big / 3) + &"日本語の文字".repeat(1000));
+    let mut rng = Rng(0x10e6);
+    texts.push(random_piece(&mut rng, big));
+    for text in &texts {
+        assert_eq!(pieces(text).count(), 1);
+        let head: String = text.chars().take(8).collect();
+        assert_eq!(
+            count(text),
+            bpe.count(text.as_bytes()),
+            "{} bytes starting {head:?}",
+            text.len()
+        );
+    }
 }
 
 // -------------------------------------------------------------------- trim

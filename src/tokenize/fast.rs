@@ -173,11 +173,20 @@ fn piece_len(s: &str) -> usize {
     let c0 = it.next().unwrap_or('\0');
     let c1 = it.next();
     let l0 = c0.len_utf8();
-    // Byte length of the run of chars satisfying `f` starting at byte `from`.
+    // Byte length of the run of chars satisfying `f` starting at byte `from`
+    // (a char like the one before is not classified again: a long run of one
+    // non-ASCII character, such as U+FFFD for invalid bytes, is one lookup).
     let run = |from: usize, f: fn(char) -> bool| -> usize {
+        let mut last = None;
         s[from..]
             .char_indices()
-            .find(|&(_, c)| !f(c))
+            .find(|&(_, c)| {
+                if last == Some(c) {
+                    return false;
+                }
+                last = Some(c);
+                !f(c)
+            })
             .map_or(s.len() - from, |(i, _)| i)
     };
     // (?i:'s|'t|'re|'ve|'m|'ll|'d); (?i) folds s with U+017F (long s).
@@ -254,7 +263,7 @@ fn piece_count(t: &Table, piece: &[u8]) -> usize {
         return piece.len().min(1);
     }
     if piece.len() > FAST_PIECE_MAX {
-        return bpe().bpe.count(piece);
+        return super::long::count(&bpe().bpe, piece);
     }
     const NONE: u32 = u32::MAX;
     // parts[i] = (start of part i, rank of merging parts i and i+1).
@@ -359,12 +368,13 @@ pub(super) fn count(text: &str) -> usize {
 
 /// Token count of `text` once bpe-openai's vocabulary is loaded: pieces the
 /// cache does not hold go to its backtracking encoder (faster than the
-/// rank-merge on pieces not seen before). Splitting with the hand-written
+/// rank-merge on pieces not seen before), window by window for a piece over
+/// [`super::LONG_PIECE`] bytes. Splitting with the hand-written
 /// pre-tokenizer rather than bpe-openai's regex skips a regex search and a
 /// regex-cache pool round trip per piece, which were about half the time of
 /// counting a large text.
 pub(super) fn count_loaded(text: &str, bpe: &bpe_openai::Tokenizer) -> usize {
-    count_pieces(text, |p| bpe.bpe.count(p))
+    count_pieces(text, |p| super::long::count(&bpe.bpe, p))
 }
 
 /// Token count of `text` with the fast engine, bypassing the piece cache

@@ -36,6 +36,12 @@
 //!   [`is_cut`]), so the sum of the chunk counts equals the whole count, and
 //!   the chunks are counted by the loaded engine on the rayon pool.
 //!
+//! Every engine hands a piece longer than [`LONG_PIECE`] (one pre-tokenizer
+//! match that no cut can split: a run of NUL bytes, of spaces, of one
+//! punctuation mark, of letters) to the windowed counter of the private
+//! module `long`, which holds two 1 MiB windows' tokens instead of the whole
+//! piece's and proves the windows' encodings stitch into the piece's.
+//!
 //! [`count_bpe`] (bpe-openai alone, its regex included) is kept for tests
 //! and benchmarks as an independent engine.
 //!
@@ -47,6 +53,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 mod fast;
+mod long;
+
+pub use long::LONG_PIECE;
 
 /// Texts at least this long (bytes) are counted by [`count_large`] from [`count`].
 pub const PARALLEL_MIN: usize = 512 * 1024;
@@ -265,6 +274,15 @@ pub fn count_hybrid(text: &str) -> usize {
 /// fast path's hand-written matcher (for tests: they must equal tiktoken's).
 pub fn pieces(text: &str) -> impl Iterator<Item = &str> {
     fast::Pieces { text, pos: 0 }
+}
+
+#[doc(hidden)]
+/// Tokens in one pre-tokenizer piece counted window by window as for a
+/// piece over [`LONG_PIECE`] bytes, with windows of `window` bytes
+/// overlapping by `overlap` (for tests: small windows put many stitches in
+/// a short piece). Must equal bpe-openai's count of the piece.
+pub fn count_piece_windowed(piece: &[u8], window: usize, overlap: usize) -> usize {
+    long::count_windowed(&bpe().bpe, piece, window, overlap)
 }
 
 #[doc(hidden)]
