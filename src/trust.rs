@@ -276,7 +276,7 @@ impl Guard {
         if let Some(cap) = cap.filter(|&cap| len > cap) {
             return Err(Withheld::TooLarge { bytes: len, cap });
         }
-        Ok(read_capped(file, len, cap)?)
+        read_capped(file, len, cap)
     }
 
     /// Where the file opened may be, by the policy.
