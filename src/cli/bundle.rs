@@ -2,8 +2,9 @@
 //!
 //! A bundle is written whole or not at all: everything goes into a new
 //! temporary directory next to the target (a random `.promptinclude-tmp-*`
-//! name made by `mkdir`, so never a directory or link someone planted; the
-//! mode of the bundle it replaces), is flushed to disk, and only then
+//! name made by `mkdir`, so never a directory or link someone planted;
+//! 0700 while it fills, then the mode of the bundle it replaces or the
+//! default one), is flushed to disk, and only then
 //! takes the target's place (on Linux by an atomic exchange with the
 //! previous bundle, elsewhere by two renames). An interrupted run leaves at
 //! most a `.promptinclude-tmp-*` directory beside the target, never a
@@ -101,19 +102,22 @@ pub fn write_bundle(out: &Path, fill: impl FnOnce(&Path) -> Result<Manifest>) ->
     let parent = split_target(out)?;
     ensure_replaceable(out)?;
     // A new directory with a random name (see `cli::atomic`), removed on any
-    // error and on an interrupt (see `cli::interrupt`). It gets the mode of
-    // the bundle it replaces, or the default one.
+    // error and on an interrupt (see `cli::interrupt`). It stays 0700 while
+    // it fills, so nobody can plant a link where `write_synced` will create
+    // a file; before it is published it gets the mode of the bundle it
+    // replaces, or the default one.
     let mode = existing_mode(out).with_context(|| format!("cannot inspect {}", out.display()))?;
-    let temp = interrupt::create_dir(parent, mode.unwrap_or(0o777)).with_context(|| {
+    let temp = interrupt::create_dir(parent, 0o700).with_context(|| {
         format!(
             "cannot create a temporary directory in {}",
             parent.display()
         )
     })?;
-    if let Some(mode) = mode {
-        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
-            .with_context(|| format!("cannot set the mode of {}", temp.path().display()))?;
-    }
+    let mode = match mode {
+        Some(mode) => mode,
+        None => default_dir_mode(temp.path())
+            .with_context(|| format!("cannot create a directory in {}", temp.path().display()))?,
+    };
     let roots_dir = temp.path().join("roots");
     fs::create_dir_all(&roots_dir)
         .with_context(|| format!("cannot create {}", roots_dir.display()))?;
@@ -122,9 +126,24 @@ pub fn write_bundle(out: &Path, fill: impl FnOnce(&Path) -> Result<Manifest>) ->
     json.push(b'\n');
     write_synced(&temp.path().join(MANIFEST_FILE), &json)?;
     sync_dir(&roots_dir)?;
+    fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
+        .with_context(|| format!("cannot set the mode of {}", temp.path().display()))?;
     sync_dir(temp.path())?;
     temp.commit(|temp| replace_dir(temp, out))?;
     sync_dir(parent)
+}
+
+/// The mode a new directory gets here (0777 less the umask), read off a
+/// probe made and removed inside `private`, a directory only we can enter
+/// (reading the umask would mean setting it, for every thread).
+fn default_dir_mode(private: &Path) -> std::io::Result<u32> {
+    let probe = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .permissions(fs::Permissions::from_mode(0o777))
+        .tempdir_in(private)?;
+    let mode = fs::metadata(probe.path())?.permissions().mode() & 0o777;
+    probe.close()?;
+    Ok(mode)
 }
 
 /// Reads and checks a bundle's manifest.
@@ -377,5 +396,40 @@ fn stale_reasons(
             "not in the bundle (it failed when bundled: {}), and scans now",
             manifest.errors[i - manifest.roots.len()].error
         )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_temporary_is_private_while_it_fills_and_goes_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("bundle");
+        let err = write_bundle(&out, |temp| {
+            let name = temp.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(name.starts_with(TEMP_PREFIX), "{name}");
+            assert_eq!(fs::metadata(temp)?.permissions().mode() & 0o777, 0o700);
+            assert!(temp.join("roots").is_dir());
+            bail!("stop")
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "stop");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_new_directory_gets_the_mode_create_dir_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("reference");
+        fs::create_dir(&reference).unwrap();
+        let expected = fs::metadata(&reference).unwrap().permissions().mode() & 0o777;
+        assert_eq!(default_dir_mode(dir.path()).unwrap(), expected);
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "the probe is gone"
+        );
     }
 }
