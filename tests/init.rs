@@ -423,3 +423,47 @@ fn an_unwritable_directory_is_an_error_that_names_the_file() {
     assert_eq!(fs::read_to_string(place.settings()).unwrap(), old);
     assert_eq!(temporaries(&claude), Vec::<String>::new());
 }
+
+#[test]
+fn init_project_never_writes_through_a_link_the_repository_planted() {
+    let place = Place::new();
+    fs::write(place.settings(), "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    let before = fs::read(place.settings()).unwrap();
+    // A committed `.claude -> ~/.claude`, and a `.codex/hooks.json -> ~/.codex/hooks.json`.
+    symlink(place.home.join(".claude"), place.project.join(".claude")).unwrap();
+    fs::create_dir_all(place.home.join(".codex")).unwrap();
+    fs::write(place.home.join(".codex/hooks.json"), "{}\n").unwrap();
+    fs::create_dir_all(place.project.join(".codex")).unwrap();
+    symlink(
+        place.home.join(".codex/hooks.json"),
+        place.project.join(".codex/hooks.json"),
+    )
+    .unwrap();
+    for agent in ["claude-code", "codex"] {
+        let o = place.init(&[agent, "--project"]);
+        assert_eq!(o.status.code(), Some(2), "{agent}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("outside this project"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(fs::read(place.settings()).unwrap(), before);
+    assert_eq!(
+        fs::read(place.home.join(".codex/hooks.json")).unwrap(),
+        b"{}\n"
+    );
+    // A link that stays inside the project is fine.
+    fs::remove_file(place.project.join(".claude")).unwrap();
+    fs::create_dir_all(place.project.join("config")).unwrap();
+    fs::write(place.project.join("config/claude.json"), "{}\n").unwrap();
+    fs::create_dir_all(place.project.join(".claude")).unwrap();
+    symlink(
+        "../config/claude.json",
+        place.project.join(".claude/settings.json"),
+    )
+    .unwrap();
+    assert_success(&place.init(&["claude-code", "--project"]));
+    let text = fs::read_to_string(place.project.join("config/claude.json")).unwrap();
+    assert_eq!(hook_commands(&text).len(), 2);
+}

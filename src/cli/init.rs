@@ -42,6 +42,9 @@ const TIMEOUT_SECS: u64 = 30;
 /// `promptinclude init AGENT`.
 pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     let file = settings_file(args.agent, args.user)?;
+    if !args.user {
+        stays_in_project(&file)?;
+    }
     let command = match &args.bin {
         Some(bin) => format!("{bin} hook {}", args.agent.name()),
         None => {
@@ -132,6 +135,41 @@ fn settings_file(agent: Agent, user: bool) -> Result<PathBuf> {
         Agent::ClaudeCode => "settings.json",
         Agent::Codex => "hooks.json",
     }))
+}
+
+/// Refuses a project settings file that a link takes out of the project
+/// (a committed `.claude -> ~/.claude`, or `settings.json -> ~/.bashrc`):
+/// `init --project` edits the repository's file, never one of the user's
+/// through a link the repository planted.
+fn stays_in_project(file: &Path) -> Result<()> {
+    let project = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .context("cannot read the current directory")?;
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_symlink());
+    let resolved = match std::fs::canonicalize(file) {
+        Ok(real) => real,
+        Err(_) if is_link(file) => {
+            return Err(anyhow!(
+                "{} is a dangling link; init --project writes only inside this project",
+                file.display()
+            ))
+        }
+        // Not there yet: where its directory (if that exists) really is.
+        Err(_) => match file.parent().map(std::fs::canonicalize) {
+            Some(Ok(dir)) => dir.join(file.file_name().unwrap_or_default()),
+            _ => return Ok(()),
+        },
+    };
+    if resolved.starts_with(&project) {
+        Ok(())
+    } else {
+        Err(anyhow!(
+            "{} leads to {}, outside this project (a link in the repository?); \
+             init --project writes only inside the project: remove the link, or use --user",
+            file.display(),
+            resolved.display()
+        ))
+    }
 }
 
 /// `path` for a POSIX shell: as is when it needs no quoting, else in single quotes.
