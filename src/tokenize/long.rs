@@ -144,7 +144,7 @@ impl Window {
         }
         .max(from);
         let aligned = period.and_then(|p| {
-            (first..self.ends.len()).find(|&i| (self.token_start(i) - self.start) % p == 0)
+            (first..self.ends.len()).find(|&i| (self.token_start(i) - self.start).is_multiple_of(p))
         });
         aligned.or((first < self.ends.len()).then_some(first))
     }
