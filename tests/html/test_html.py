@@ -183,6 +183,8 @@ def hostile_tree(tmp):
         # A directory named "<" makes the relative path start with "</textarea>".
         "</textarea><script>document.title='pwned'<.promptinclude.md",
         "\" onmouseover=\"document.title='pwned'.promptinclude.md",
+        # A bidi override would show this as "b" + "dm.txt.promptinclude.md" reversed.
+        "b\u202edm.txt.promptinclude.md",
     ]
     for name in names:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -194,7 +196,7 @@ def test_hostile_names_and_contents_stay_text(tmp, browser):
     root, names = hostile_tree(tmp)
     page = tmp / "hostile.html"
     records = audit([str(root)], [], page, content=True)
-    assert records[0]["totals"]["rule_files"] == 3
+    assert records[0]["totals"]["rule_files"] == 4
     dom = dump_dom(page)
     title = re.search(r"<title>(.*?)</title>", dom, re.S).group(1)
     assert TITLE_RE.match(title), title
@@ -203,7 +205,10 @@ def test_hostile_names_and_contents_stay_text(tmp, browser):
     for tag in ("<img", "<svg onload", "<textarea", "<script>document"):
         assert tag not in body, tag
     assert body.count("<script>") == 1  # the page's own
-    for name in names:
+    # Names are shown with bidi controls made visible (src/visible.rs).
+    shown = [n.replace("\u202e", "\\u{202e}") for n in names]
+    assert "\u202e" not in body
+    for name in shown:
         assert name in text(body)
     # Also live in the browser, with the section expanded.
     browser.get(page.as_uri())
@@ -216,7 +221,7 @@ def test_hostile_names_and_contents_stay_text(tmp, browser):
     assert "<script>document.title='pwned'</script>" in pre.text
     assert browser.title == title
     cells = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#r0 table.files td.path")]
-    assert sorted(cells) == sorted(names)
+    assert sorted(cells) == sorted(shown)
 
 
 def visible_rows(browser, root_id, column):
