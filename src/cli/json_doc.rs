@@ -419,22 +419,9 @@ impl Edits<'_> {
     }
 }
 
-/// Writes `text` as a JSON string: `"` and `\` and control characters
-/// escaped, everything else as is.
+/// Writes `text` as a JSON string (the escapes the scan's JSON uses).
 fn write_string(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    out.push_str(&promptinclude::render::json::json_string(text));
 }
 
 /// A recursive-descent reader of strict JSON that keeps spans.
