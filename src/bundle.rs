@@ -10,7 +10,7 @@
 //! `docs/audit.md`.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -19,7 +19,8 @@ use crate::budget::{tokens_included, FileStatus};
 use crate::config::Config;
 use crate::project::{ConfigSource, Resolver};
 use crate::read::{outcome_of, ReadOutcome};
-use crate::render::{render, to_json_line};
+use crate::render::{render, scan_line};
+use crate::rootname;
 use crate::scan::Scanner;
 use crate::trust::ReadPolicy;
 
@@ -63,8 +64,14 @@ pub struct Manifest {
 pub struct ManifestError {
     /// The root as given.
     pub root: String,
+    /// Its bytes, when they are not UTF-8 (see [`crate::rootname`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_hex: Option<String>,
     /// The root made absolute.
     pub abs_root: String,
+    /// Its bytes, when they are not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abs_root_hex: Option<String>,
     /// Why it has no artifacts.
     pub error: crate::RootError,
 }
@@ -74,8 +81,18 @@ pub struct ManifestError {
 pub struct ManifestRoot {
     /// The root as given.
     pub root: String,
+    /// Its bytes, when they are not UTF-8 (see [`crate::rootname`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_hex: Option<String>,
     /// The root made absolute.
     pub abs_root: String,
+    /// Its bytes, when they are not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abs_root_hex: Option<String>,
+    /// Whether the root is a directory (written only when it is not: its
+    /// artifacts are those of an empty root, and the run exits 1).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub is_dir: bool,
     /// `"default"`, or the path of the configuration file that applied.
     pub config_source: ConfigSource,
     /// The configuration used.
@@ -86,10 +103,46 @@ pub struct ManifestRoot {
     pub section_sha256: String,
     /// The scan result file (one JSON line, as `promptinclude scan` prints), relative to the bundle directory.
     pub scan: String,
+    /// sha256 of the scan result file's bytes (absent in bundles written
+    /// before it was recorded; `verify` then compares the file itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan_sha256: Option<String>,
     /// Every discovered rule file, in the scan's order.
     pub files: Vec<ManifestFile>,
     /// Sums.
     pub totals: ManifestTotals,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+impl ManifestRoot {
+    /// The root as given, byte for byte.
+    pub fn root_path(&self) -> Result<PathBuf, String> {
+        rootname::path_of(&self.root, self.root_hex.as_deref())
+    }
+
+    /// The root made absolute, byte for byte.
+    pub fn abs_root_path(&self) -> Result<PathBuf, String> {
+        rootname::path_of(&self.abs_root, self.abs_root_hex.as_deref())
+    }
+}
+
+impl ManifestError {
+    /// The root as given, byte for byte.
+    pub fn root_path(&self) -> Result<PathBuf, String> {
+        rootname::path_of(&self.root, self.root_hex.as_deref())
+    }
+
+    /// The root made absolute, byte for byte.
+    pub fn abs_root_path(&self) -> Result<PathBuf, String> {
+        rootname::path_of(&self.abs_root, self.abs_root_hex.as_deref())
+    }
 }
 
 /// One rule file in a bundle.
@@ -125,9 +178,9 @@ pub struct ManifestTotals {
 #[derive(Clone, Debug, PartialEq)]
 pub struct BundledRoot {
     /// The root as given.
-    pub root: String,
+    pub root: PathBuf,
     /// The root made absolute.
-    pub abs_root: String,
+    pub abs_root: PathBuf,
     /// Whether the root is a directory.
     pub is_dir: bool,
     /// The rendered section.
@@ -150,13 +203,17 @@ impl BundledRoot {
         scan: String,
     ) -> ManifestRoot {
         ManifestRoot {
-            root: self.root.clone(),
-            abs_root: self.abs_root.clone(),
+            root: rootname::text_of(&self.root),
+            root_hex: rootname::hex_of(&self.root),
+            abs_root: rootname::text_of(&self.abs_root),
+            abs_root_hex: rootname::hex_of(&self.abs_root),
+            is_dir: self.is_dir,
             config_source: source.clone(),
             config: config.clone(),
             section,
             section_sha256: sha256_hex(self.section.as_bytes()),
             scan,
+            scan_sha256: Some(sha256_hex(self.scan_line.as_bytes())),
             files: self.files.clone(),
             totals: self.totals.clone(),
         }
@@ -183,6 +240,17 @@ pub fn bundle_root_at(
     root: &Path,
     rev: Option<&str>,
 ) -> Result<BundledRoot, crate::Error> {
+    bundle_root_named(scanner, root, root, rev)
+}
+
+/// [`bundle_root_at`] of `path`, with the root named `root` in its
+/// artifacts (`verify` scans the absolute path of a root given relative).
+fn bundle_root_named(
+    scanner: &Scanner,
+    path: &Path,
+    root: &Path,
+    rev: Option<&str>,
+) -> Result<BundledRoot, crate::Error> {
     let mut digests: HashMap<Vec<u8>, String> = HashMap::new();
     let mut digest = |candidate: &crate::discover::Candidate, bytes: std::io::Result<Vec<u8>>| {
         if let Ok(bytes) = &bytes {
@@ -190,16 +258,16 @@ pub fn bundle_root_at(
         }
         outcome_of(bytes)
     };
-    let scan = match rev {
+    let mut scan = match rev {
         None => {
-            let guard = scanner.guard(root);
-            scanner.scan_with_reader(root, |c| match guard.read_bytes(c) {
+            let guard = scanner.guard(path);
+            scanner.scan_with_reader(path, |c| match guard.read_bytes(c) {
                 Ok(read) => digest(c, read),
                 Err(withheld) => ReadOutcome::Withheld(withheld),
             })?
         }
         #[cfg(feature = "git")]
-        Some(rev) => scanner.scan_rev_with_reader(root, rev, digest)?,
+        Some(rev) => scanner.scan_rev_with_reader(path, rev, digest)?,
         #[cfg(not(feature = "git"))]
         Some(_) => {
             return Err(crate::Error::Git(
@@ -207,6 +275,9 @@ pub fn bundle_root_at(
             ))
         }
     };
+    if path != root {
+        scan.allocation.result.root = rootname::text_of(root);
+    }
     let result = scan.result();
     let mut totals = ManifestTotals {
         rule_files: scan.candidates.len(),
@@ -232,11 +303,11 @@ pub fn bundle_root_at(
         })
         .collect();
     Ok(BundledRoot {
-        root: result.root.clone(),
-        abs_root: scan.abs_root.to_string_lossy().into_owned(),
+        root: root.to_path_buf(),
+        abs_root: scan.abs_root.clone(),
         is_dir: scan.is_dir,
         section: render(result, &scanner.config().name_pattern),
-        scan_line: format!("{}\n", to_json_line(result)),
+        scan_line: format!("{}\n", scan_line(&scan, root)),
         files,
         totals,
     })
@@ -244,8 +315,15 @@ pub fn bundle_root_at(
 
 /// Why a root's artifacts no longer match its sources; empty when they do.
 ///
+/// A root is stale when a bundle written now would hold other artifacts
+/// (section or scan file), or when the bundle's own files no longer match
+/// their digests. Changes that leave both artifacts as they are (a blank
+/// file that gains a CRLF, a project configuration equal to the defaults)
+/// do not make it stale. The reasons say what changed: the configuration,
+/// then the rule files, then which artifact differs.
+///
 /// `source` and `scanner` are the configuration as decided now; `dir` is the
-/// bundle directory (its section file is checked against its digest too).
+/// bundle directory.
 pub fn verify_root(
     entry: &ManifestRoot,
     source: &ConfigSource,
@@ -254,39 +332,92 @@ pub fn verify_root(
     rev: Option<&str>,
 ) -> Vec<String> {
     let mut reasons = Vec::new();
-    match std::fs::read(dir.join(&entry.section)) {
-        Ok(bytes) if sha256_hex(&bytes) == entry.section_sha256 => {}
-        Ok(_) => reasons.push(format!(
-            "the bundle's section file {} was modified",
-            entry.section
-        )),
-        Err(e) => reasons.push(format!(
-            "the bundle's section file {} cannot be read ({e})",
-            entry.section
-        )),
+    let section_file = check_artifact(dir, "section", &entry.section, Some(&entry.section_sha256));
+    let scan_file = check_artifact(dir, "scan", &entry.scan, entry.scan_sha256.as_deref());
+    let (scan_sha256, section_sha256) = match (section_file, scan_file) {
+        (Ok(_), Ok(scan)) => (
+            entry.scan_sha256.clone().unwrap_or(scan),
+            &entry.section_sha256,
+        ),
+        (section, scan) => {
+            reasons.extend(section.err());
+            reasons.extend(scan.err());
+            return reasons;
+        }
+    };
+    let (abs_root, root) = match (entry.abs_root_path(), entry.root_path()) {
+        (Ok(abs_root), Ok(root)) => (abs_root, root),
+        (Err(e), _) | (_, Err(e)) => return vec![format!("the manifest names no root: {e}")],
+    };
+    let now = match bundle_root_named(scanner, &abs_root, &root, rev) {
+        Ok(now) => now,
+        Err(e) => return vec![format!("cannot be scanned any more: {e}")],
+    };
+    let section_changed = sha256_hex(now.section.as_bytes()) != *section_sha256;
+    let scan_changed = sha256_hex(now.scan_line.as_bytes()) != scan_sha256;
+    if !section_changed && !scan_changed {
+        return reasons;
     }
     if *source != entry.config_source {
         reasons.push(format!(
             "configuration source changed: {} -> {source}",
             entry.config_source
         ));
-    } else if *scanner.config() != entry.config {
+    }
+    if *scanner.config() != entry.config {
         reasons.push(format!("configuration changed ({source})"));
     }
-    if !reasons.is_empty() {
-        return reasons;
+    reasons.extend(file_changes(&entry.files, &now.files));
+    if section_changed {
+        reasons.push("rendered section changed".to_string());
     }
-    let now = match bundle_root_at(scanner, Path::new(&entry.abs_root), rev) {
-        Ok(now) => now,
-        Err(e) => {
-            reasons.push(format!("cannot be scanned any more: {e}"));
-            return reasons;
+    if scan_changed {
+        reasons.push("scan result changed".to_string());
+    }
+    reasons
+}
+
+/// Reads the artifact `name` (a `what` file) of the bundle in `dir` and
+/// checks it against `sha256` (when the manifest has one); its digest, or
+/// why it fails.
+fn check_artifact(
+    dir: &Path,
+    what: &str,
+    name: &str,
+    sha256: Option<&str>,
+) -> Result<String, String> {
+    let relative = Path::new(name);
+    let inside = !name.is_empty()
+        && relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !inside {
+        return Err(format!(
+            "the manifest's {what} file name {name:?} leaves the bundle"
+        ));
+    }
+    match std::fs::read(dir.join(relative)) {
+        Ok(bytes) => {
+            let digest = sha256_hex(&bytes);
+            match sha256 {
+                Some(want) if want != digest => {
+                    Err(format!("the bundle's {what} file {name} was modified"))
+                }
+                _ => Ok(digest),
+            }
         }
-    };
+        Err(e) => Err(format!(
+            "the bundle's {what} file {name} cannot be read ({e})"
+        )),
+    }
+}
+
+/// What became of the rule files between a bundle's `before` and `now`.
+fn file_changes(before: &[ManifestFile], now: &[ManifestFile]) -> Vec<String> {
+    let mut reasons = Vec::new();
     let before: BTreeMap<&str, &ManifestFile> =
-        entry.files.iter().map(|f| (f.path.as_str(), f)).collect();
-    let after: BTreeMap<&str, &ManifestFile> =
-        now.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        before.iter().map(|f| (f.path.as_str(), f)).collect();
+    let after: BTreeMap<&str, &ManifestFile> = now.iter().map(|f| (f.path.as_str(), f)).collect();
     for (path, old) in &before {
         match after.get(path) {
             None => reasons.push(format!("rule file removed: {path}")),
@@ -305,9 +436,6 @@ pub fn verify_root(
     }
     for path in after.keys().filter(|p| !before.contains_key(*p)) {
         reasons.push(format!("rule file added: {path}"));
-    }
-    if sha256_hex(now.section.as_bytes()) != entry.section_sha256 {
-        reasons.push("rendered section changed".to_string());
     }
     reasons
 }

@@ -37,6 +37,7 @@ pub mod project;
 pub mod pystr;
 pub mod read;
 pub mod render;
+pub mod rootname;
 pub mod scan;
 pub mod shard;
 mod sys;

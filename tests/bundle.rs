@@ -441,3 +441,126 @@ fn a_killed_run_never_leaves_a_half_written_bundle() {
         }
     }
 }
+
+/// A path from raw bytes (names that are not UTF-8).
+fn raw(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    PathBuf::from(std::ffi::OsString::from_vec(bytes.to_vec()))
+}
+
+#[test]
+fn verify_scans_a_non_utf8_root_by_its_bytes() {
+    // `d\xff` and `d\xfe` print the same (`d\u{fffd}`), and a third root
+    // is literally named so: verify must scan each by its own bytes.
+    let ws = tempfile::tempdir().unwrap();
+    let cwd = ws.path();
+    for (name, text) in [
+        (&b"d\xff"[..], "zero"),
+        (b"d\xfe", "one"),
+        ("d\u{fffd}".as_bytes(), "literal"),
+    ] {
+        fs::create_dir(cwd.join(raw(name))).unwrap();
+        fs::write(cwd.join(raw(name)).join("a.promptinclude.md"), text).unwrap();
+    }
+    let o = Command::new(common::binary())
+        .args(["bundle", "--no-env", "--out", "out"])
+        .arg(raw(b"d\xff"))
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = cwd.join("out");
+    let entry = &manifest(&out)["roots"][0];
+    assert_eq!(entry["root"], "d\u{fffd}");
+    assert_eq!(entry["root_hex"], "64ff");
+    let abs = entry["abs_root_hex"].as_str().unwrap();
+    assert!(abs.ends_with("2f64ff"), "{abs}");
+    assert_eq!(
+        verify(&out, cwd),
+        (Some(0), vec!["verify: 0 of 1 roots stale".into()])
+    );
+    // The other two changing leaves it fresh; it changing makes it stale.
+    fs::write(cwd.join(raw(b"d\xfe/a.promptinclude.md")), "changed").unwrap();
+    fs::write(cwd.join("d\u{fffd}/a.promptinclude.md"), "changed").unwrap();
+    assert_eq!(verify(&out, cwd).0, Some(0));
+    fs::write(cwd.join(raw(b"d\xff/a.promptinclude.md")), "changed").unwrap();
+    let (code, lines) = verify(&out, cwd);
+    assert_eq!(code, Some(1), "{lines:?}");
+    assert!(lines[0].contains("rule file changed"), "{lines:?}");
+}
+
+#[test]
+fn verify_checks_the_scan_artifact_against_its_digest() {
+    let ws = workspace();
+    let cwd = ws.path();
+    bundle(&["--out", "out", "r0", "r1"], cwd);
+    let out = cwd.join("out");
+    let m = manifest(&out);
+    for entry in m["roots"].as_array().unwrap() {
+        let scan = fs::read(out.join(entry["scan"].as_str().unwrap())).unwrap();
+        assert_eq!(entry["scan_sha256"], sha256(&scan).as_str());
+    }
+    let scan = out.join(m["roots"][1]["scan"].as_str().unwrap());
+    let kept = fs::read(&scan).unwrap();
+    for tamper in [Some(&b"{}\n"[..]), None] {
+        match tamper {
+            Some(bytes) => fs::write(&scan, bytes).unwrap(),
+            None => fs::remove_file(&scan).unwrap(),
+        }
+        let (code, lines) = verify(&out, cwd);
+        assert_eq!(code, Some(1), "{lines:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let says = if tamper.is_some() {
+            "was modified"
+        } else {
+            "cannot be read"
+        };
+        assert!(
+            lines[0].contains("/r1: stale: the bundle's scan file") && lines[0].contains(says),
+            "{lines:?}"
+        );
+    }
+    fs::write(&scan, kept).unwrap();
+    assert_eq!(verify(&out, cwd).0, Some(0));
+}
+
+#[test]
+fn verify_calls_stale_only_what_would_bundle_differently() {
+    let ws = workspace();
+    let cwd = ws.path();
+    for i in 0..3 {
+        write(&cwd.join(format!("r{i}")), "blank.promptinclude.md", "\n");
+        fs::write(
+            cwd.join(format!("r{i}/bad.promptinclude.md")),
+            b"bad \xff byte",
+        )
+        .unwrap();
+    }
+    bundle(&["--out", "out", "--no-env", "r0", "r1", "r2"], cwd);
+    let out = cwd.join("out");
+    // A blank file stays blank, an invalid byte another invalid byte, and
+    // a project file says what the defaults say: the artifacts would be
+    // the same bytes.
+    write(&cwd.join("r0"), "blank.promptinclude.md", " \r\n\t\r\n");
+    fs::write(cwd.join("r1/bad.promptinclude.md"), b"bad \xfe byte").unwrap();
+    let defaults = &manifest(&out)["roots"][2]["config"];
+    write(
+        &cwd.join("r2"),
+        ".a0proj/plugins/_promptinclude/config.json",
+        &defaults.to_string(),
+    );
+    let (code, lines) = verify(&out, cwd);
+    assert_eq!(
+        (code, lines.as_slice()),
+        (Some(0), &["verify: 0 of 3 roots stale".to_string()][..])
+    );
+    // A change that does show is still found, with its cause.
+    write(&cwd.join("r2"), "blank.promptinclude.md", "now a rule");
+    let (code, lines) = verify(&out, cwd);
+    assert_eq!(code, Some(1), "{lines:?}");
+    assert!(
+        lines[0].contains("/r2: stale: configuration source changed: default -> ")
+            && lines[0].contains("rendered section changed"),
+        "{lines:?}"
+    );
+}

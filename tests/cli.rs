@@ -87,7 +87,7 @@ fn non_directory_root_gets_empty_record_warning_and_exit_1() {
     assert_eq!(lines.len(), 3);
     assert_eq!(
         lines[0],
-        r#"{"root": "missing", "files": [], "skipped_count": 0}"#
+        r#"{"root": "missing", "is_dir": false, "files": [], "skipped_count": 0}"#
     );
     assert!(
         lines[1].starts_with(r#"{"root": ".", "files": [{"path": ""#),
@@ -96,7 +96,7 @@ fn non_directory_root_gets_empty_record_warning_and_exit_1() {
     );
     assert_eq!(
         lines[2],
-        r#"{"root": "a.promptinclude.md", "files": [], "skipped_count": 0}"#
+        r#"{"root": "a.promptinclude.md", "is_dir": false, "files": [], "skipped_count": 0}"#
     );
     let e = stderr(&o);
     assert!(

@@ -384,8 +384,8 @@ fn merged_scan_matches_the_oracle() -> Result<Completion, Failed> {
     check(o.status.success(), || {
         String::from_utf8_lossy(&o.stderr).into_owned()
     })?;
+    let merged = common::as_oracle_prints(&merged.stdout);
     let ours: Vec<&[u8]> = merged
-        .stdout
         .split_inclusive(|&b| b == b'\n')
         .filter(|l| !l.starts_with(b"{\"root\":\"repos/r005\""))
         .collect();
@@ -398,6 +398,152 @@ fn merged_scan_matches_the_oracle() -> Result<Completion, Failed> {
         )
     })?;
     Ok(Completion::Completed)
+}
+
+/// `PROMPTINCLUDE_SHARD_SEED`, or a fresh seed; printed either way, so a
+/// failure can be run again.
+fn fresh_seed() -> u64 {
+    let seed = std::env::var("PROMPTINCLUDE_SHARD_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        });
+    eprintln!("shard property: PROMPTINCLUDE_SHARD_SEED={seed}");
+    seed
+}
+
+/// A path from raw bytes.
+fn raw(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    PathBuf::from(std::ffi::OsString::from_vec(bytes.to_vec()))
+}
+
+/// A random list of roots in `dir` (written to `roots.txt`, returned as
+/// bytes): names that are not UTF-8, among them pairs that print alike
+/// beside the literal U+FFFD rendering of both; roots listed more than
+/// once; and by chance a root that is not a directory, one that does not
+/// exist and one whose project file is broken.
+fn random_roots(rng: &mut Rng, dir: &Path) -> Vec<Vec<u8>> {
+    let mut roots: Vec<Vec<u8>> = Vec::new();
+    for i in 0..4 + rng.below(8) {
+        let names: Vec<Vec<u8>> = match rng.below(4) {
+            0 => vec![format!("plain {i}").into_bytes()],
+            1 => vec![format!("nest/r{i}").into_bytes()],
+            _ => {
+                let stem = format!("u{i}").into_bytes();
+                let mut twins = vec![[&stem[..], b"\xff"].concat(), [&stem[..], b"\xfe"].concat()];
+                if rng.chance(60) {
+                    twins.push([&stem[..], "\u{fffd}".as_bytes()].concat());
+                }
+                twins
+            }
+        };
+        for name in names {
+            random_tree(rng, &dir.join(raw(&name)));
+            roots.push(name);
+        }
+    }
+    if rng.chance(50) {
+        fs::write(dir.join("a-file"), "x").unwrap();
+        roots.push(b"a-file".to_vec());
+    }
+    if rng.chance(50) {
+        roots.push(b"missing\xff".to_vec());
+    }
+    if rng.chance(40) {
+        let broken = roots[rng.below(roots.len())].clone();
+        let config = dir
+            .join(raw(&broken))
+            .join(".a0proj/plugins/_promptinclude");
+        if fs::create_dir_all(&config).is_ok() {
+            fs::write(config.join("config.json"), "{\"max_depth\": [3]}\n").unwrap();
+        }
+    }
+    for _ in 0..1 + rng.below(3) {
+        let again = roots[rng.below(roots.len())].clone();
+        let at = rng.below(roots.len() + 1);
+        roots.insert(at, again);
+    }
+    let list: Vec<u8> = roots
+        .iter()
+        .flat_map(|r| [&r[..], b"\n"].concat())
+        .collect();
+    fs::write(dir.join("roots.txt"), list).unwrap();
+    roots
+}
+
+/// The property behind `merge`: for any root list (bytes that are not
+/// UTF-8, duplicates, roots that fail or are not directories) split over
+/// any number of shards, merging the shard outputs in any order gives the
+/// bytes and the exit status of one unsharded run, for all four commands.
+fn any_split_of_any_root_list_merges_to_the_unsharded_run() -> Result<(), Failed> {
+    let mut rng = Rng::new(fresh_seed());
+    for round in 0..3 {
+        let dir = tempfile::tempdir()?;
+        let ws = Workspace {
+            dir,
+            roots: Vec::new(),
+        };
+        let roots = random_roots(&mut rng, ws.path());
+        let n = 1 + rng.below(5);
+        let context = || format!("round {round}, {} roots, {n} shards", roots.len());
+        for (what, base) in [("scan", SCAN), ("audit", AUDIT)] {
+            let whole = run(&strings(base), ws.path(), &[]);
+            let mut files = stream_shards(&ws, base, n, what)?;
+            files.reverse();
+            let merged = merge(&ws, what, &[], &files);
+            same_output(what, n, &merged, &whole)
+                .map_err(|e| format!("{}: {}", context(), e.message().unwrap_or_default()))?;
+        }
+        for what in ["render", "bundle"] {
+            let flag = if what == "render" {
+                "--out-dir"
+            } else {
+                "--out"
+            };
+            let args = |out: &str| strings(&[what, "--roots-from", "roots.txt", flag, out]);
+            let whole = run(&args("whole"), ws.path(), &[]);
+            let mut dirs = Vec::new();
+            for k in 0..n {
+                let out = format!("{what}-{k}");
+                let mut a = args(&out);
+                a.push(format!("--shard={k}/{n}"));
+                run(&a, ws.path(), &[]);
+                dirs.push(out);
+            }
+            dirs.reverse();
+            let o = merge(&ws, what, &["--out", "merged"], &dirs);
+            check(o.status.code() == whole.status.code(), || {
+                format!(
+                    "{}: {what}: merge exit {:?}, unsharded {:?}: {}",
+                    context(),
+                    o.status.code(),
+                    whole.status.code(),
+                    String::from_utf8_lossy(&o.stderr)
+                )
+            })?;
+            let (got, want) = (
+                tree(&ws.path().join("merged")),
+                tree(&ws.path().join("whole")),
+            );
+            check(got == want, || {
+                format!("{}: {what}: the merged files differ", context())
+            })?;
+            if what == "bundle" {
+                let o = run(&strings(&["verify", "merged"]), ws.path(), &[]);
+                check(
+                    String::from_utf8_lossy(&o.stdout).contains("verify: 0 of"),
+                    || format!("{}: verify of the merged bundle: {o:?}", context()),
+                )?;
+            }
+            fs::remove_dir_all(ws.path().join("merged"))?;
+            fs::remove_dir_all(ws.path().join("whole"))?;
+        }
+    }
+    Ok(())
 }
 
 fn main() {
@@ -413,6 +559,10 @@ fn main() {
         Trial::test(
             "consecutive_slices_with_list_offset_merge_to_the_whole_run",
             consecutive_slices_with_list_offset_merge_to_the_whole_run,
+        ),
+        Trial::test(
+            "any_split_of_any_root_list_merges_to_the_unsharded_run",
+            any_split_of_any_root_list_merges_to_the_unsharded_run,
         ),
         Trial::test(
             "shard_from_env_is_shard_k_of_n",

@@ -127,8 +127,14 @@ fn is_zero(n: &usize) -> bool {
 pub struct RootAudit {
     /// The root as given.
     pub root: String,
+    /// Its bytes, when they are not UTF-8 (see [`crate::rootname`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_hex: Option<String>,
     /// The root made absolute, as the scan does.
     pub abs_root: String,
+    /// Its bytes, when they are not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abs_root_hex: Option<String>,
     /// Whether the root is a directory.
     pub is_dir: bool,
     /// Which configuration file applied.
@@ -145,6 +151,12 @@ pub struct RootAudit {
     pub totals: Totals,
     /// Warnings: about the root first, then per file in order, then files never discovered.
     pub warnings: Vec<Warning>,
+    /// How many of the summary's gate failures are about this root (set
+    /// by whoever applies the gates; written only when not 0). A merge of
+    /// shard outputs hands each record its own failures by this count,
+    /// also when a root is listed more than once.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gate_failures: usize,
 }
 
 /// What the audit learned from reading one file.
@@ -223,7 +235,9 @@ pub fn audit_root_at(
     let totals = totals(&files, scan.result(), warnings.len(), config);
     let audit = RootAudit {
         root: scan.result().root.clone(),
+        root_hex: crate::rootname::hex_of(root),
         abs_root: scan.abs_root.to_string_lossy().into_owned(),
+        abs_root_hex: crate::rootname::hex_of(&scan.abs_root),
         is_dir: scan.is_dir,
         config_source: source.clone(),
         env: notes.env.clone(),
@@ -231,6 +245,7 @@ pub fn audit_root_at(
         files,
         totals,
         warnings,
+        gate_failures: 0,
     };
     Ok((audit, scan))
 }

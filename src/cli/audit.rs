@@ -139,8 +139,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
             if !report.is_dir {
                 status = status.merge(ExitStatus::Problems);
             }
+            let mut report = report;
+            let failures = gates.check(&report);
+            report.gate_failures = failures.len();
             summary.add(&report);
-            summary.failures.extend(gates.check(&report));
+            summary.failures.extend(failures);
             write_result = output.write_root(&report, section.as_deref());
             progress.tick(i + 1);
             write_result.is_ok()

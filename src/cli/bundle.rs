@@ -22,7 +22,7 @@ use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::bundle::{
     bundle_root_at, verify_root, Manifest, ManifestError, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
-use promptinclude::Scanner;
+use promptinclude::{rootname, Scanner};
 
 use super::args::{BundleArgs, VerifyArgs};
 use super::atomic::{existing_mode, parent_dir, TEMP_PREFIX};
@@ -57,9 +57,12 @@ pub fn bundle(args: &BundleArgs) -> Result<ExitStatus> {
                     Ok(found) => found,
                     Err(error) => {
                         status = status.merge(report_root_error(&planned.root, &error));
+                        let abs_root = abspath(&planned.root);
                         errors.push(ManifestError {
-                            root: planned.root.to_string_lossy().into_owned(),
-                            abs_root: abspath_text(&planned.root),
+                            root: rootname::text_of(&planned.root),
+                            root_hex: rootname::hex_of(&planned.root),
+                            abs_root: rootname::text_of(&abs_root),
+                            abs_root_hex: rootname::hex_of(&abs_root),
                             error,
                         });
                         progress.tick(i + 1);
@@ -167,15 +170,13 @@ pub fn read_manifest(manifest_path: &Path) -> Result<Manifest> {
     serde_json::from_value(value).with_context(not_manifest)
 }
 
-/// `os.path.abspath(root)` as text (the root as given when it has none).
-fn abspath_text(root: &Path) -> String {
+/// `os.path.abspath(root)` (the root as given when it has none).
+fn abspath(root: &Path) -> PathBuf {
     let cwd = std::env::current_dir()
         .ok()
         .map(|c| c.into_os_string().into_encoded_bytes());
     promptinclude::discover::path::abspath_of(root, cwd.as_deref())
         .unwrap_or_else(|| root.to_path_buf())
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// The target's parent directory; refuses `.`, `..` and `/`, which have no name.
@@ -300,7 +301,7 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitStatus> {
     init_threads(args.threads)?;
     let (dir, manifest_path) = locate_bundle(&args.dir);
     let manifest = read_manifest(&manifest_path)?;
-    let abs_roots = roots_to_verify(&manifest);
+    let abs_roots = roots_to_verify(&manifest, &manifest_path)?;
     let batch =
         Batch::plan_with_policy(&abs_roots, &manifest.settings, manifest.read_policy.clone())?;
     let stdout = std::io::stdout();
@@ -362,15 +363,16 @@ fn locate_bundle(path: &Path) -> (PathBuf, PathBuf) {
     (dir, path.to_path_buf())
 }
 
-/// The absolute roots to scan again: the bundled ones, then those that
-/// failed when bundled (still failing is an error, scanning now makes
-/// them stale).
-fn roots_to_verify(manifest: &Manifest) -> Vec<PathBuf> {
+/// The absolute roots to scan again, byte for byte: the bundled ones,
+/// then those that failed when bundled (still failing is an error,
+/// scanning now makes them stale).
+fn roots_to_verify(manifest: &Manifest, manifest_path: &Path) -> Result<Vec<PathBuf>> {
     manifest
         .roots
         .iter()
-        .map(|r| PathBuf::from(&r.abs_root))
-        .chain(manifest.errors.iter().map(|e| PathBuf::from(&e.abs_root)))
+        .map(|r| r.abs_root_path())
+        .chain(manifest.errors.iter().map(|e| e.abs_root_path()))
+        .map(|root| root.map_err(|e| anyhow::anyhow!("{}: {e}", manifest_path.display())))
         .collect()
 }
 

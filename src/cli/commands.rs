@@ -10,8 +10,8 @@ use promptinclude::discover::gitwildmatch::IgnoreSpec;
 #[cfg(feature = "mcp")]
 use promptinclude::project::Resolver;
 #[cfg(feature = "mcp")]
-use promptinclude::render::{json_string, render, to_json_line};
-use promptinclude::RootError;
+use promptinclude::render::{json_string, render, scan_line};
+use promptinclude::{rootname, RootError};
 use promptinclude::{Error, RootScan, Scanner};
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +47,9 @@ pub fn report_root_error(given: &Path, error: &RootError) -> ExitStatus {
 pub struct ErrorRecord<'a> {
     /// The root as given.
     pub root: std::borrow::Cow<'a, str>,
+    /// Its bytes, when they are not UTF-8 (see `promptinclude::rootname`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_hex: Option<String>,
     /// Why it has no result.
     pub error: &'a RootError,
 }
@@ -56,6 +59,7 @@ impl<'a> ErrorRecord<'a> {
     pub fn new(given: &'a Path, error: &'a RootError) -> ErrorRecord<'a> {
         ErrorRecord {
             root: given.to_string_lossy(),
+            root_hex: promptinclude::rootname::hex_of(given),
             error,
         }
     }
@@ -106,7 +110,7 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
         let line = match scan {
             Ok(scan) => {
                 status = status.merge(check_root(scan.is_dir, &planned.root));
-                to_json_line(scan.result())
+                scan_line(&scan, &planned.root)
             }
             Err(e) => {
                 status = status.merge(report_root_error(&planned.root, &e));
@@ -128,9 +132,19 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
 pub struct IndexEntry {
     /// The root as given.
     pub root: String,
+    /// Its bytes, when they are not UTF-8 (see `promptinclude::rootname`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_hex: Option<String>,
     /// The root made absolute (not for a root that failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abs_root: Option<String>,
+    /// Its bytes, when they are not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abs_root_hex: Option<String>,
+    /// `false` for a root that is not a directory (its section is an
+    /// empty root's, and the run exits 1); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_dir: Option<bool>,
     /// Its section file, relative to the directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
@@ -189,7 +203,8 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
             Ok((scan, section))
         },
         |i, planned, outcome| {
-            let root = planned.root.to_string_lossy().into_owned();
+            let root = rootname::text_of(&planned.root);
+            let root_hex = rootname::hex_of(&planned.root);
             match outcome {
                 Ok((scan, section)) => {
                     status = status.merge(check_root(scan.is_dir, &planned.root));
@@ -197,7 +212,10 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
                     failure = write_atomic(&out_dir.join(&file), section.as_bytes());
                     index.push(IndexEntry {
                         root,
-                        abs_root: Some(scan.abs_root.to_string_lossy().into_owned()),
+                        root_hex,
+                        abs_root: Some(rootname::text_of(&scan.abs_root)),
+                        abs_root_hex: rootname::hex_of(&scan.abs_root),
+                        is_dir: (!scan.is_dir).then_some(false),
                         section: Some(file),
                         error: None,
                     });
@@ -206,7 +224,10 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
                     status = status.merge(report_root_error(&planned.root, &e));
                     index.push(IndexEntry {
                         root,
+                        root_hex,
                         abs_root: None,
+                        abs_root_hex: None,
+                        is_dir: None,
                         section: None,
                         error: Some(e),
                     });
@@ -289,7 +310,7 @@ fn render_one(batch: &Batch, json: bool, rev: Option<&str>) -> Result<ExitStatus
             out,
             "{{\"section\": {}, \"scan\": {}}}",
             json_string(&section),
-            to_json_line(scan.result())
+            scan_line(&scan, root)
         )?;
     } else {
         out.write_all(section.as_bytes())?;

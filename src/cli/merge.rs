@@ -10,14 +10,17 @@
 //! intermediate ones).
 
 use std::collections::{HashMap, VecDeque};
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::SCHEMA;
 use promptinclude::bundle::{Manifest, ManifestError, ManifestRoot, MANIFEST_FILE};
+use promptinclude::rootname::path_of;
 use serde::Deserialize;
 
 use super::args::{MergeCommand, MergeDirArgs, MergeInputs, MergeStreamArgs};
@@ -42,8 +45,8 @@ pub fn merge(command: &MergeCommand) -> Result<ExitStatus> {
 trait Source {
     /// What one record is.
     type Item;
-    /// The next record's root (as text, as the outputs print it), if any.
-    fn peek(&self) -> Option<&str>;
+    /// The next record's root (its bytes: see `promptinclude::rootname`), if any.
+    fn peek(&self) -> Option<&[u8]>;
     /// Takes the next record and reads the one after it.
     fn take(&mut self) -> Result<Self::Item>;
     /// Where the next record is, for errors.
@@ -61,31 +64,31 @@ fn interleave<S: Source>(
     mut emit: impl FnMut(usize, S::Item) -> Result<()>,
 ) -> Result<()> {
     // Which sources' next record is about a root: sources in input order.
-    let mut heads: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut heads: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
     for (k, source) in sources.iter().enumerate() {
         if let Some(root) = source.peek() {
-            heads.entry(root.to_string()).or_default().push(k);
+            heads.entry(root.to_vec()).or_default().push(k);
         }
     }
     for (line, root) in roots.iter().enumerate() {
-        let key = root.to_string_lossy();
         let Some(k) = heads
-            .get_mut(key.as_ref())
+            .get_mut(root.as_os_str().as_bytes())
             .and_then(|ks| (!ks.is_empty()).then(|| ks.remove(0)))
         else {
             if partial {
                 continue;
             }
             bail!(
-                "{}:{}: root {key} is in none of the inputs (a shard output missing? \
+                "{}:{}: root {} is in none of the inputs (a shard output missing? \
                  --partial merges only some)",
                 list.display(),
-                line + 1
+                line + 1,
+                root.display()
             );
         };
         let item = sources[k].take()?;
         if let Some(next) = sources[k].peek() {
-            let ks = heads.entry(next.to_string()).or_default();
+            let ks = heads.entry(next.to_vec()).or_default();
             let at = ks.partition_point(|&j| j < k);
             ks.insert(at, k);
         }
@@ -96,7 +99,7 @@ fn interleave<S: Source>(
             "{}: a record for root {} is left over: that root is not in {} or not in its order \
              (another root list, or the same input given twice?)",
             source.place(),
-            source.peek().unwrap_or_default(),
+            Path::new(OsStr::from_bytes(source.peek().unwrap_or_default())).display(),
             list.display()
         );
     }
@@ -107,6 +110,8 @@ fn interleave<S: Source>(
 #[derive(Deserialize)]
 struct LineHead {
     root: Option<String>,
+    root_hex: Option<String>,
+    gate_failures: Option<usize>,
     schema: Option<String>,
     #[serde(rename = "type")]
     kind: Option<String>,
@@ -116,10 +121,14 @@ struct LineHead {
 
 /// One record of a JSON Lines output: its bytes and what it says.
 struct Line {
-    root: String,
+    /// The root as the record prints it.
+    root_text: String,
+    /// The root's bytes.
+    root: PathBuf,
     bytes: Vec<u8>,
     is_error: bool,
     not_dir: bool,
+    gate_failures: usize,
 }
 
 /// A `scan` or `audit --json` output read one line at a time.
@@ -180,14 +189,18 @@ impl LineSource {
                 return Ok(());
             }
         }
-        let Some(root) = head.root else {
+        let Some(root_text) = head.root else {
             bail!("{}: a record without a root", at());
         };
+        let root = path_of(&root_text, head.root_hex.as_deref())
+            .map_err(|e| anyhow!("{}: root_hex {e}", at()))?;
         self.next = Some(Line {
+            root_text,
             root,
             bytes,
             is_error: head.error.is_some(),
             not_dir: head.is_dir == Some(false),
+            gate_failures: head.gate_failures.unwrap_or(0),
         });
         Ok(())
     }
@@ -195,8 +208,10 @@ impl LineSource {
 
 impl Source for LineSource {
     type Item = Line;
-    fn peek(&self) -> Option<&str> {
-        self.next.as_ref().map(|line| line.root.as_str())
+    fn peek(&self) -> Option<&[u8]> {
+        self.next
+            .as_ref()
+            .map(|line| line.root.as_os_str().as_bytes())
     }
     fn take(&mut self) -> Result<Line> {
         let Some(line) = self.next.take() else {
@@ -285,9 +300,18 @@ fn merge_lines(args: &MergeStreamArgs, audit: bool) -> Result<ExitStatus> {
             }
             out.write_all(&line.bytes)?;
             if let Some(queue) = failures.get_mut(k) {
-                // The failures of the root just written come next in its input's summary.
-                while queue.front().is_some_and(|f| f.root == line.root) {
-                    merged.failures.extend(queue.pop_front());
+                // The record's failures come next in its input's summary.
+                for _ in 0..line.gate_failures {
+                    match queue.pop_front() {
+                        Some(f) if f.root == line.root_text => merged.failures.push(f),
+                        _ => bail!(
+                            "{}: the record of root {} counts {} gate failures, \
+                             which its input's summary does not hold next",
+                            args.files[k].display(),
+                            line.root_text,
+                            line.gate_failures
+                        ),
+                    }
                 }
             }
             Ok(())
@@ -300,7 +324,8 @@ fn merge_lines(args: &MergeStreamArgs, audit: bool) -> Result<ExitStatus> {
             .find_map(|(k, q)| q.front().map(|f| (k, f)))
         {
             bail!(
-                "{}: the summary has a gate failure for root {}, which none of its records is about",
+                "{}: the summary has a gate failure for root {}, which none of its records counts \
+                 (an output of an older promptinclude?)",
                 args.files[k].display(),
                 f.root
             );
@@ -320,16 +345,34 @@ fn merge_lines(args: &MergeStreamArgs, audit: bool) -> Result<ExitStatus> {
     Ok(status)
 }
 
-/// The entries of a list in their order, as a [`Source`].
+/// The entries of a list in their order, each with its root's bytes, as a [`Source`].
 struct ListSource<T> {
     place: String,
-    items: VecDeque<(String, T)>,
+    items: VecDeque<(Vec<u8>, T)>,
+}
+
+impl<T> ListSource<T> {
+    /// The entries of the list at `place`, with `root` naming each one's root.
+    fn new(
+        place: String,
+        entries: Vec<T>,
+        root: impl Fn(&T) -> Result<PathBuf, String>,
+    ) -> Result<ListSource<T>> {
+        let items = entries
+            .into_iter()
+            .map(|entry| {
+                let root = root(&entry).map_err(|e| anyhow!("{place}: root_hex {e}"))?;
+                Ok((root.into_os_string().into_vec(), entry))
+            })
+            .collect::<Result<_>>()?;
+        Ok(ListSource { place, items })
+    }
 }
 
 impl<T> Source for ListSource<T> {
     type Item = T;
-    fn peek(&self) -> Option<&str> {
-        self.items.front().map(|(root, _)| root.as_str())
+    fn peek(&self) -> Option<&[u8]> {
+        self.items.front().map(|(root, _)| root.as_slice())
     }
     fn take(&mut self) -> Result<T> {
         match self.items.pop_front() {
@@ -373,10 +416,11 @@ fn merge_render(args: &MergeDirArgs) -> Result<ExitStatus> {
     let mut sources = Vec::new();
     for dir in &args.dirs {
         let entries = read_index(dir)?;
-        sources.push(ListSource {
-            place: dir.join("index.json").display().to_string(),
-            items: entries.into_iter().map(|e| (e.root.clone(), e)).collect(),
-        });
+        sources.push(ListSource::new(
+            dir.join("index.json").display().to_string(),
+            entries,
+            |e: &IndexEntry| path_of(&e.root, e.root_hex.as_deref()),
+        )?);
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -393,6 +437,9 @@ fn merge_render(args: &MergeDirArgs) -> Result<ExitStatus> {
             }
             if entry.error.is_some() {
                 status = status.merge(ExitStatus::Error);
+            }
+            if entry.is_dir == Some(false) {
+                status = status.merge(ExitStatus::Problems);
             }
             merged.push(entry);
             Ok(())
@@ -437,31 +484,25 @@ struct BundleSources {
 
 impl BundleSources {
     /// The sources of `manifests`, `manifests[k]` read from `dirs[k]`.
-    fn new(dirs: &[PathBuf], manifests: Vec<Manifest>) -> BundleSources {
+    fn new(dirs: &[PathBuf], manifests: Vec<Manifest>) -> Result<BundleSources> {
         let mut sources = BundleSources {
             roots: Vec::new(),
             errors: Vec::new(),
         };
         for (dir, manifest) in dirs.iter().zip(manifests) {
             let place = dir.join(MANIFEST_FILE).display().to_string();
-            sources.roots.push(ListSource {
-                place: place.clone(),
-                items: manifest
-                    .roots
-                    .into_iter()
-                    .map(|r| (r.root.clone(), r))
-                    .collect(),
-            });
-            sources.errors.push(ListSource {
+            sources.roots.push(ListSource::new(
+                place.clone(),
+                manifest.roots,
+                ManifestRoot::root_path,
+            )?);
+            sources.errors.push(ListSource::new(
                 place,
-                items: manifest
-                    .errors
-                    .into_iter()
-                    .map(|e| (e.root.clone(), e))
-                    .collect(),
-            });
+                manifest.errors,
+                ManifestError::root_path,
+            )?);
         }
-        sources
+        Ok(sources)
     }
 }
 
@@ -478,7 +519,7 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
         first.tool_version.clone(),
         first.rev.clone(),
     );
-    let mut sources = BundleSources::new(&args.dirs, manifests);
+    let mut sources = BundleSources::new(&args.dirs, manifests)?;
     let list = &args.inputs.roots_from;
     let mut status = ExitStatus::Success;
     write_bundle(&args.out, |temp| {
@@ -493,6 +534,9 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
             |k, entry: ManifestRoot| {
                 copy_artifact(&args.dirs[k], temp, &entry.section)?;
                 copy_artifact(&args.dirs[k], temp, &entry.scan)?;
+                if !entry.is_dir {
+                    status = status.merge(ExitStatus::Problems);
+                }
                 entries.push(entry);
                 Ok(())
             },
@@ -510,7 +554,7 @@ fn merge_bundle(args: &MergeDirArgs) -> Result<ExitStatus> {
             );
         }
         if !errors.is_empty() {
-            status = ExitStatus::Error;
+            status = status.merge(ExitStatus::Error);
         }
         Ok(Manifest {
             schema: promptinclude::bundle::MANIFEST_SCHEMA,

@@ -3,15 +3,45 @@
 //! `"`, `\` and control characters escaped.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use crate::budget::ScanResult;
+use crate::scan::RootScan;
+
+/// What a scan record says about its root besides the reference's result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RootFacts {
+    /// The root's bytes in hex when they are not UTF-8 (see [`crate::rootname`]).
+    pub hex: Option<String>,
+    /// Whether the root is not a directory (its result is empty either way).
+    pub not_dir: bool,
+}
+
+impl RootFacts {
+    /// The facts of `scan`, a scan of the root `given`.
+    pub fn of(scan: &RootScan, given: &Path) -> RootFacts {
+        RootFacts {
+            hex: crate::rootname::hex_of(given),
+            not_dir: !scan.is_dir,
+        }
+    }
+}
+
+/// The scan record of `scan` (a scan of the root `given`) as one line:
+/// [`to_json_line`] with the root's [`RootFacts`].
+pub fn scan_line(scan: &RootScan, given: &Path) -> String {
+    to_json_line(scan.result(), &RootFacts::of(scan, given))
+}
 
 /// The scan record of `result` as one line in Python's `json.dumps` style
 /// (`{"root": …, "files": […], "skipped_count": N}`), without the newline.
+/// `facts` add `"root_hex"` after `root` for a root that is not UTF-8 and
+/// `"is_dir": false` for one that is not a directory; records of other
+/// roots are exactly the reference's result with its root in front.
 ///
 /// Written directly rather than through serde, so there is no failure path:
-/// every field is a string or an integer.
-pub fn to_json_line(result: &ScanResult) -> String {
+/// every field is a string, an integer or `false`.
+pub fn to_json_line(result: &ScanResult, facts: &RootFacts) -> String {
     let mut out = String::with_capacity(
         64 + result.root.len()
             + result
@@ -22,6 +52,13 @@ pub fn to_json_line(result: &ScanResult) -> String {
     );
     out.push_str("{\"root\": ");
     push_json_str(&mut out, &result.root);
+    if let Some(hex) = &facts.hex {
+        out.push_str(", \"root_hex\": ");
+        push_json_str(&mut out, hex);
+    }
+    if facts.not_dir {
+        out.push_str(", \"is_dir\": false");
+    }
     out.push_str(", \"files\": [");
     for (i, file) in result.files.iter().enumerate() {
         if i > 0 {
@@ -94,6 +131,17 @@ mod tests {
         let want = "{\"root\": \"r\", \"files\": [{\"path\": \"/r/\u{e9}.md\", \"content\": \
                     \"a\\\"\\\\\\n\\t\\u0001\u{7f}\u{2028}\", \"token_count\": 3, \"status\": \"ok\"}], \
                     \"skipped_count\": 0}";
-        assert_eq!(to_json_line(&r), want);
+        assert_eq!(to_json_line(&r, &RootFacts::default()), want);
+        let facts = RootFacts {
+            hex: Some("72ff".into()),
+            not_dir: true,
+        };
+        let marked = to_json_line(&r, &facts);
+        assert!(
+            marked.starts_with(
+                "{\"root\": \"r\", \"root_hex\": \"72ff\", \"is_dir\": false, \"files\": ["
+            ),
+            "{marked}"
+        );
     }
 }

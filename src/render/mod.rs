@@ -4,5 +4,5 @@
 pub mod json;
 pub mod text;
 
-pub use json::{json_string, to_json_line};
+pub use json::{json_string, scan_line, to_json_line, RootFacts};
 pub use text::render;
