@@ -54,6 +54,14 @@ def pytest_report_header(config):
     return f"promptinclude compared with {comparing_with()}"
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Random seeds used (to re-run them), and what the package was compared with."""
+    for line in getattr(config, "promptinclude_seeds", []):
+        terminalreporter.write_line(line)
+    if _loaded:
+        terminalreporter.write_line(f"promptinclude compared with {comparing_with()}")
+
+
 _loaded = {}
 
 

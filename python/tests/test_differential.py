@@ -100,7 +100,7 @@ def test_relative_and_pathlike_roots(reference, tmp_path, monkeypatch):
         ), given
 
 
-def test_numeric_tower_differential(reference, tmp_path):
+def test_numeric_tower_differential(reference, tmp_path, request):
     """The four numbers drawn from every type of Python's numeric tower (int, bool,
     float, Decimal, Fraction, complex; negative, huge, NaN, infinities), against the
     reference. The seed is random unless PROMPTINCLUDE_PY_TOWER_SEED sets it, and is
@@ -109,6 +109,8 @@ def test_numeric_tower_differential(reference, tmp_path):
 
     seed = int(os.environ.get("PROMPTINCLUDE_PY_TOWER_SEED") or random.randrange(2**32))
     print(f"numeric tower differential: seed {seed} (PROMPTINCLUDE_PY_TOWER_SEED={seed})")
+    request.config.promptinclude_seeds = getattr(request.config, "promptinclude_seeds", []) + [
+        f"numeric tower differential: PROMPTINCLUDE_PY_TOWER_SEED={seed}"]
     rng = random.Random(seed)
     roots = []
     for i in range(max(TREES // 3, 1)):
