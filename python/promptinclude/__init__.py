@@ -13,6 +13,8 @@ and ``check_ignore`` (which gitignore line decides a path).
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from typing import Any, Dict, Iterable, List, Optional, Union
 
@@ -97,13 +99,17 @@ def scan_promptinclude_files(
     ``{"files": [], "skipped_count": 0}``.
 
     Values have Python semantics, as in the reference: floats, bools,
-    negatives, huge ints, ``inf`` and ``nan`` are accepted; any false
-    ``gitignore`` means no patterns.
+    negatives, huge ints, ``inf`` and ``nan`` are accepted, and so is any
+    other number of Python's numeric tower (``Decimal``, ``Fraction``, ...),
+    with which the reference's own comparisons and arithmetic run (see
+    :func:`_scan_with_numbers`); any false ``gitignore`` means no patterns.
+    A ``root`` that cannot be a file name (``os.fsencode`` refuses it, as for
+    a lone surrogate such as ``"\\ud800"``) gives the empty result too.
 
     Raises (the reference's exception types; raised before scanning, where
     the reference raises only once it first uses the value):
 
-    * ``TypeError``: a number that is not an ``int``/``float``/``bool``, a
+    * ``TypeError``: a number key that is not a number (or is ``complex``), a
       ``name_pattern`` that is not a ``str``, a ``bytes`` root;
     * ``AttributeError``: a true ``gitignore`` that is not a ``str``;
     * ``ValueError``: an invalid gitignore line (pathspec's
@@ -112,16 +118,139 @@ def scan_promptinclude_files(
     * ``OverflowError`` / ``ValueError``: where the reference's cropping
       arithmetic raises (e.g. ``max_file_tokens=float("-inf")`` when a file
       must be cropped).
+
+    Numbers other than ``int``, ``float`` and ``bool`` raise exactly where and
+    what the reference's code raises with them, no earlier: e.g.
+    ``TypeError`` for a ``Decimal`` ``max_file_tokens`` once a file must be
+    cropped to it (``Decimal * float``), ``decimal.InvalidOperation`` for
+    ``max_depth=Decimal("NaN")`` once a directory is walked.
     """
-    return _native.scan(
-        root,
-        name_pattern,
-        max_depth,
-        max_file_tokens,
-        max_file_count,
-        max_total_tokens,
-        gitignore,
+    limits = (max_depth, max_file_tokens, max_file_count, max_total_tokens)
+    if not any(map(_other_number, limits)):
+        return _native.scan(root, name_pattern, *limits, gitignore)
+    return _scan_with_numbers(root, name_pattern, *limits, gitignore)
+
+
+def _other_number(value: Any) -> bool:
+    """A number of Python's numeric tower that the native scan does not model
+    (not an ``int``, ``float`` or ``bool``; ``complex`` is left to it, as the
+    reference raises ``TypeError`` comparing one)."""
+    return isinstance(value, numbers.Number) and not isinstance(value, (int, float, complex))
+
+
+def _scan_with_numbers(
+    root, name_pattern, max_depth, max_file_tokens, max_file_count, max_total_tokens, gitignore
+):
+    """The scan for numbers such as ``Decimal`` or ``Fraction``.
+
+    The file list comes from the native scan (discovery is the same for any
+    number); the reference's comparisons and arithmetic then run here, in
+    Python, on the values as given, so that each type behaves, and raises,
+    exactly as in the reference (``Decimal`` arithmetic under the caller's
+    ``decimal`` context, ``Fraction`` exactly, ``Decimal * float`` raising).
+    """
+    limits = (max_depth, max_file_tokens, max_file_count, max_total_tokens)
+    # What scan() raises before scanning (the gitignore first, then the
+    # types), with 0 standing in for these numbers.
+    _native.check(
+        root, name_pattern, *[0 if _other_number(v) else v for v in limits], gitignore
     )
+    top = os.path.abspath(root)
+    if not os.path.isdir(top):
+        return {"files": [], "skipped_count": 0}
+    if _other_number(max_depth):
+        try:
+            os.scandir(top).close()
+        except OSError:  # os.walk yields nothing: max_depth is never compared
+            return {"files": [], "skipped_count": 0}
+        max_depth = _depth_limit(max_depth)
+    if not any(map(_other_number, (max_file_tokens, max_file_count, max_total_tokens))):
+        return _native.scan(
+            root, name_pattern, max_depth, max_file_tokens, max_file_count,
+            max_total_tokens, gitignore,
+        )
+    matched = _native.find(root, name_pattern, max_depth, gitignore)
+    return _budget(matched, max_file_tokens, max_file_count, max_total_tokens)
+
+
+def _depth_limit(max_depth):
+    """An ``int`` or ``float`` ``d`` with ``depth >= d`` exactly when
+    ``depth >= max_depth``, for every depth ``0, 1, 2, ...`` the walk compares.
+
+    The walk's first comparison, ``0 >= max_depth``, is made here, so a value
+    with which it raises (``Decimal("NaN")`` under the default context:
+    ``InvalidOperation``) raises as in the reference.
+    """
+    if 0 >= max_depth:
+        return 0
+    if max_depth > 2**62:  # deeper than any tree: never reached, as with inf
+        return math.inf
+    try:
+        return math.ceil(max_depth)
+    except (ValueError, OverflowError):  # a NaN whose comparisons are false
+        return math.nan
+
+
+def _budget(matched, max_file_tokens, max_file_count, max_total_tokens):
+    """The reference's budget pass over ``matched`` (``[(path, path_tokens)]``,
+    sorted), with its comparisons and arithmetic in its operand order."""
+    count = _native.count_tokens
+    files: List[FileEntry] = []
+    used = 0
+    skipped = 0
+    exhausted = False
+
+    def entry(path, content, token_count, status):
+        return {"path": path, "content": content, "token_count": token_count, "status": status}
+
+    def trim(text, text_tokens, max_tokens):
+        # tokens.trim_to_tokens(text, max_tokens, direction="start")
+        if text_tokens <= max_tokens:
+            return text
+        keep = int(len(text) * (max_tokens / text_tokens) * 0.8)
+        return text[:keep] + "..."
+
+    for path, path_tokens in matched:
+        if exhausted or len(files) >= max_file_count:
+            skipped += 1
+            continue
+        try:
+            with open(path, "r", encoding="utf-8", errors="replace") as fh:
+                raw = fh.read()
+        except OSError:
+            skipped += 1
+            continue
+        if not raw.strip():
+            continue
+        file_tokens = count(raw)
+        if used + path_tokens > max_total_tokens:
+            skipped += 1
+            exhausted = True
+            continue
+        capped = min(file_tokens, max_file_tokens)
+        if used + path_tokens + capped > max_total_tokens:
+            remaining = max_total_tokens - used - path_tokens
+            if remaining > 50:
+                trimmed = trim(raw, file_tokens, remaining)
+                trimmed_count = count(trimmed)
+                used += path_tokens + trimmed_count
+                files.append(entry(path, trimmed, trimmed_count, "cropped"))
+            else:
+                files.append(entry(path, "", 0, "skipped"))
+            exhausted = True
+            continue
+        if capped < file_tokens:
+            trimmed = trim(raw, file_tokens, max_file_tokens)
+            trimmed_count = count(trimmed)
+            used += path_tokens + trimmed_count
+            files.append(entry(path, trimmed, trimmed_count, "cropped"))
+        else:
+            used += path_tokens + file_tokens
+            files.append(entry(path, raw, file_tokens, "ok"))
+    unprocessed = len(matched) - len(files) - skipped
+    if unprocessed > 0:
+        skipped += unprocessed
+    return {"files": files, "skipped_count": skipped}
 
 
 def scan_many(
@@ -139,7 +268,14 @@ def scan_many(
     ``scan_promptinclude_files(root, **config)``; if one root raises, the
     first such exception in input order is raised.
     """
-    return _native.scan_many(list(roots), config, threads)
+    roots = list(roots)
+    if isinstance(config, dict) and any(map(_other_number, config.values())):
+        # Checked as the native call checks it (unknown keys, types, threads),
+        # with 0 standing in for the numbers it does not model.
+        stand_in = {k: 0 if _other_number(v) else v for k, v in config.items()}
+        _native.scan_many([], stand_in, threads)
+        return [scan_promptinclude_files(root, **config) for root in roots]
+    return _native.scan_many(roots, config, threads)
 
 
 def render(result: ScanResult, name_pattern: str = "*.promptinclude.md") -> str:

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use promptinclude::audit::audit_root;
-use promptinclude::budget::{Disposition, FileEntry, ScanResult, Status};
+use promptinclude::budget::{path_cost, Disposition, FileEntry, ScanResult, Status};
 use promptinclude::config::number::ArithmeticError as ArithmeticErrorKind;
 use promptinclude::config::{Config, Key, KeyKind, LoadNotes, Setting, Value};
 use promptinclude::discover::gitwildmatch::{IgnoreSpec, PatternError, PatternErrorKind};
@@ -19,7 +19,8 @@ use promptinclude::pystr::STAND_IN_BASE;
 use promptinclude::scan::RootScan;
 use promptinclude::{Error, Scanner};
 use pyo3::exceptions::{
-    PyAttributeError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError,
+    PyAttributeError, PyOverflowError, PyRuntimeError, PyTypeError, PyUnicodeEncodeError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
@@ -76,8 +77,12 @@ fn py_path<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// `root` (str or os.PathLike[str]) as the bytes the reference walks.
-fn root_path(root: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
+/// `root` (str or os.PathLike[str]) as the bytes the reference walks, or
+/// `None` for a `str` no file name can have (one `os.fsencode` refuses, such
+/// as a lone surrogate outside U+DC80..U+DCFF): the reference's
+/// `os.path.isdir` is false for it (a `UnicodeEncodeError` is a
+/// `ValueError`, which `isdir` takes as "no"), so its scan is empty.
+fn root_path(root: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
     let py = root.py();
     let os = py.import("os")?;
     let path = os.call_method1("fspath", (root,))?;
@@ -88,9 +93,21 @@ fn root_path(root: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
             path.get_type().name()?
         )));
     }
-    let encoded = os.call_method1("fsencode", (path,))?;
+    let encoded = match os.call_method1("fsencode", (path,)) {
+        Ok(encoded) => encoded,
+        Err(e) if e.is_instance_of::<PyUnicodeEncodeError>(py) => return Ok(None),
+        Err(e) => return Err(e),
+    };
     let bytes = encoded.cast::<PyBytes>()?.as_bytes();
-    Ok(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
+    Ok(Some(PathBuf::from(std::ffi::OsStr::from_bytes(bytes))))
+}
+
+/// The reference's result for a root that is not a directory.
+fn empty_result(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("files", PyList::empty(py))?;
+    out.set_item("skipped_count", 0)?;
+    Ok(out)
 }
 
 // ------------------------------------------------------------------
@@ -174,35 +191,27 @@ fn accept(key: Key, obj: &Bound<'_, PyAny>) -> PyResult<Setting> {
             return Ok(Setting::Text(String::new()));
         }
     }
-    let Some(value) = value else {
-        return Err(PyTypeError::new_err(match key.kind() {
-            KeyKind::Number => format!(
-                "{} must be an int, float or bool, not {type_name} ({repr}): the reference \
-                 raises TypeError comparing it with an int",
-                key.name()
-            ),
-            _ => format!(
-                "{} must be a str, not {type_name} ({repr}): the reference raises TypeError \
-                 in fnmatch",
-                key.name()
-            ),
-        }));
-    };
-    key.accept(value).map_err(|why| match key.kind() {
+    let wrong_type = || match key.kind() {
         KeyKind::Lines => PyAttributeError::new_err(format!(
             "gitignore must be a str or a false value, not {type_name} ({repr}): the reference \
              raises AttributeError ('{type_name}' object has no attribute 'strip')"
         )),
         KeyKind::Number => PyTypeError::new_err(format!(
-            "{} must be an int, float or bool, not {type_name} ({repr}): the reference raises \
-             TypeError comparing it with an int",
+            "{} must be a number (int, float, bool, or another of Python's numbers such as \
+             Decimal or Fraction), not {type_name} ({repr}): the reference raises TypeError \
+             comparing it with an int",
             key.name()
         )),
         KeyKind::Text => PyTypeError::new_err(format!(
-            "{} must be a str, not {type_name} ({repr}): {why}",
+            "{} must be a str, not {type_name} ({repr}): the reference raises TypeError in \
+             fnmatch",
             key.name()
         )),
-    })
+    };
+    let Some(value) = value else {
+        return Err(wrong_type());
+    };
+    key.accept(value).map_err(|_| wrong_type())
 }
 
 /// The scan's defaults: `scan_promptinclude_files`'s keyword defaults (no
@@ -442,12 +451,78 @@ fn scan<'py>(
         max_total_tokens,
         gitignore,
     ])?;
-    let root = root_path(root)?;
+    let Some(root) = root_path(root)? else {
+        return empty_result(py);
+    };
     let outcome = py.detach(|| scanner_for(config).and_then(|s| s.scan_detailed(&root)));
     match outcome {
         Ok(scan) => result_to_py(py, &scan),
         Err(e) => Err(to_py_err(py, e)),
     }
+}
+
+/// Raises what `scan` would raise before scanning, for these values (the
+/// Python side's scan with numbers that are neither `int`, `float` nor
+/// `bool`, which it passes here as `0`: see `promptinclude/__init__.py`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn check(
+    root: &Bound<'_, PyAny>,
+    name_pattern: &Bound<'_, PyAny>,
+    max_depth: &Bound<'_, PyAny>,
+    max_file_tokens: &Bound<'_, PyAny>,
+    max_file_count: &Bound<'_, PyAny>,
+    max_total_tokens: &Bound<'_, PyAny>,
+    gitignore: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    config_from_values([
+        name_pattern,
+        max_depth,
+        max_file_tokens,
+        max_file_count,
+        max_total_tokens,
+        gitignore,
+    ])?;
+    root_path(root)?;
+    Ok(())
+}
+
+/// The reference's sorted list of rule files under `root` (`matched`, after
+/// `matched.sort()`), none of them read: `[(path, path_tokens)]`, each path as
+/// Python prints it and `path_tokens` what the reference charges for it
+/// (`count_tokens(path) + 5`).
+#[pyfunction]
+fn find<'py>(
+    py: Python<'py>,
+    root: &Bound<'py, PyAny>,
+    name_pattern: &Bound<'py, PyAny>,
+    max_depth: &Bound<'py, PyAny>,
+    gitignore: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let zero = 0i64.into_pyobject(py)?.into_any();
+    let mut config = config_from_values([name_pattern, max_depth, &zero, &zero, &zero, gitignore])?;
+    // `len(files) >= 0` holds for every candidate: the budget pass reads none.
+    config.max_file_count = promptinclude::config::Number::int(0);
+    let out = PyList::empty(py);
+    let Some(root) = root_path(root)? else {
+        return Ok(out);
+    };
+    let scan = py
+        .detach(|| scanner_for(config).and_then(|s| s.scan_detailed(&root)))
+        .map_err(|e| to_py_err(py, e))?;
+    let costs: Vec<i64> = py.detach(|| scan.candidates.iter().map(path_cost).collect());
+    for (candidate, cost) in scan.candidates.iter().zip(costs) {
+        out.append((py_path(py, candidate.as_bytes())?, cost))?;
+    }
+    Ok(out)
+}
+
+/// The reference's `tokens.count_tokens(text)` (cl100k_base, special-token
+/// text counted as plain text).
+#[pyfunction]
+fn count_tokens(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<usize> {
+    let text = rust_text(text)?;
+    Ok(py.detach(|| promptinclude::tokenize::count(&text)))
 }
 
 /// Runs `f` on a pool of `threads` threads, or on the global pool.
@@ -484,16 +559,20 @@ fn scan_many<'py>(
     let config = config_from_dict(config)?;
     let threads = threads_arg(threads)?;
     let mut paths = Vec::new();
+    // `None`: a root no file name can have, whose result is empty.
     for root in roots.try_iter()? {
         paths.push(root_path(&root?)?);
     }
     let outcome = py.detach(|| {
         on_pool(threads, || {
             let scanner = scanner_for(config)?;
-            let mut results: Vec<Result<RootScan, Error>> = Vec::with_capacity(paths.len());
+            let mut results: Vec<Result<Option<RootScan>, Error>> = Vec::with_capacity(paths.len());
             promptinclude::ordered::in_input_order(
                 &paths,
-                |_, root: &PathBuf| scanner.scan_detailed(root),
+                |_, root: &Option<PathBuf>| match root {
+                    Some(root) => scanner.scan_detailed(root).map(Some),
+                    None => Ok(None),
+                },
                 |_, _, result| {
                     let failed = result.is_err();
                     results.push(result);
@@ -509,7 +588,8 @@ fn scan_many<'py>(
     let out = PyList::empty(py);
     for result in results {
         match result {
-            Ok(scan) => out.append(result_to_py(py, &scan)?)?,
+            Ok(Some(scan)) => out.append(result_to_py(py, &scan)?)?,
+            Ok(None) => out.append(empty_result(py)?)?,
             Err(e) => return Err(to_py_err(py, e)),
         }
     }
@@ -541,7 +621,11 @@ fn audit<'py>(
     config: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let config = config_from_dict(config)?;
-    let root = root_path(root)?;
+    let Some(root) = root_path(root)? else {
+        return Err(PyValueError::new_err(
+            "audit: root cannot be encoded as a file name (os.fsencode refuses it)",
+        ));
+    };
     let outcome = py.detach(|| {
         let scanner = scanner_for(config)?;
         let report = audit_root(
@@ -618,6 +702,9 @@ fn merge_audit_summaries(records: Vec<Vec<u8>>) -> PyResult<String> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(find, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(scan_many, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;

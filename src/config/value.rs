@@ -51,7 +51,8 @@ impl Value {
 }
 
 impl fmt::Display for Value {
-    /// A short Python-like rendering for messages.
+    /// A short Python-like rendering for messages, written after the type
+    /// name (`str "x"`, `int 5`, `list of length 2`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Null => f.write_str("None"),
@@ -61,9 +62,8 @@ impl fmt::Display for Value {
                 write!(f, "{head:?}...")
             }
             Value::Str(s) => write!(f, "{s:?}"),
-            Value::List(n) => write!(f, "a list of {n}"),
-            Value::Map(n) => write!(f, "a mapping of {n}"),
-            Value::Other(name) => write!(f, "a {name}"),
+            Value::List(n) | Value::Map(n) => write!(f, "of length {n}"),
+            Value::Other(_) => f.write_str("value"),
         }
     }
 }

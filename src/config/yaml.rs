@@ -698,9 +698,9 @@ mod tests {
             ("!!int '7'", "int 7"),
             ("!!float 3", "float 3.0"),
             ("!!str 3", "str \"3\""),
-            ("2024-01-01", "datetime.date a datetime.date"),
-            ("[1, 2]", "list a list of 2"),
-            ("{a: 1}", "dict a mapping of 1"),
+            ("2024-01-01", "datetime.date value"),
+            ("[1, 2]", "list of length 2"),
+            ("{a: 1}", "dict of length 1"),
             ("-0", "int 0"),
             ("+12", "int 12"),
         ];

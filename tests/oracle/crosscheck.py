@@ -3,8 +3,9 @@
 
 Runs oracle.scan and Agent Zero's own `scan_promptinclude_files` side by side on
 random trees and random configurations, odd value types included (floats, bools,
-negatives, NaN, infinities, huge ints, None, lists, bytes...), and compares the
-Python results (or, where they raise, the exception types). It also checks the
+negatives, NaN, infinities, huge ints, Decimal, Fraction, complex, None, lists,
+bytes...), and compares the Python results (or, where they raise, the exception
+types and messages). It also checks the
 oracle's A0_SET_ environment defaults against the real
 helpers.settings.get_default_value and helpers.plugins._apply_defaults_from_env,
 and its embedded default config against the plugin's default_config.yaml.
@@ -117,12 +118,12 @@ def load_reference(a0):
 
 # ------------------------------------------------------------ random configs
 
-def random_config(rng):
+def random_config(rng, number=randomtrees.random_number):
     """A whole configuration: the plugin's defaults, some keys replaced by
     the shared generator's random values."""
     cfg = dict(oracle.FALLBACKS)
     cfg["gitignore"] = oracle.default_config(False)["gitignore"]
-    cfg.update(randomtrees.random_config(rng))
+    cfg.update(randomtrees.random_config(rng, number=number))
     return cfg
 
 
@@ -132,10 +133,12 @@ def outcome(fn, root, cfg):
     try:
         return ("returns", fn(root, **cfg))
     except Exception as e:  # noqa: BLE001
-        return ("raises", type(e).__name__)
+        # the message too: the oracle's code is the reference's statements, so the
+        # same operation raises (python/tests compare Decimal arithmetic's messages)
+        return ("raises", type(e).__name__, str(e))
 
 
-def check_scans(real_scan, trees, configs, seed):
+def check_scans(real_scan, trees, configs, seed, number=randomtrees.random_number):
     rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="pi-crosscheck-")
     cases = raises = 0
@@ -149,7 +152,7 @@ def check_scans(real_scan, trees, configs, seed):
         roots.append(os.path.join(work, "missing"))
         for root in roots:
             for _ in range(configs):
-                cfg = random_config(rng)
+                cfg = random_config(rng, number)
                 mine = outcome(oracle.scan, root, cfg)
                 theirs = outcome(real_scan, root, cfg)
                 cases += 1
@@ -223,8 +226,14 @@ def main(argv):
     failures = check_default_config(a0)
     cases, raises, scan_failures = check_scans(
         real_scan, opts["--trees"], opts["--configs"], opts["--seed"])
+    # the four numbers from every type of Python's numeric tower (Decimal, Fraction...)
+    tower_cases, tower_raises, tower_failures = check_scans(
+        real_scan, max(opts["--trees"] // 3, 1), opts["--configs"], opts["--seed"] + 1,
+        number=randomtrees.tower_number)
+    cases += tower_cases
+    raises += tower_raises
     env_cases, env_failures = check_env(get_default_value, apply_env, opts["--seed"], 200)
-    failures += scan_failures + env_failures
+    failures += scan_failures + tower_failures + env_failures
     print(f"crosscheck: {cases} scan cases ({raises} where both raise), {env_cases} env-default "
           f"cases{'' if apply_env else ' (get_default_value only)'}, {len(failures)} differences",
           file=sys.stderr)

@@ -225,6 +225,16 @@ def scan(root, name_pattern, max_depth, max_file_tokens, max_file_count,
     return {"files": files, "skipped_count": skipped}
 
 
+def scan_promptinclude_files(root, *, name_pattern="*.promptinclude.md", max_depth=10,
+                             max_file_tokens=2000, max_file_count=50, max_total_tokens=8000,
+                             gitignore=""):
+    """The reference's public function, with its signature: keyword-only arguments
+    and its keyword defaults (no gitignore patterns, unlike the plugin's config).
+    What python/tests compare the package with where the real reference is absent."""
+    return scan(root, name_pattern, max_depth, max_file_tokens, max_file_count,
+                max_total_tokens, gitignore)
+
+
 # ---------------------------------------------------------------- render
 
 HEADER = (

@@ -5,6 +5,8 @@ the six keys."""
 
 import math
 import os
+from decimal import Decimal
+from fractions import Fraction
 
 TEXTS = ["rule", " always", " never", "\n", "\r\n", "\r", "日本語", "😀", "<|endoftext|>",
          "{{content}}", "\u3000", "\xa0", "\x1c", "\u2028", "12345", "don't", "  ", "\t",
@@ -79,8 +81,46 @@ DEFAULT_GITIGNORE = ("venv/**\n**/__pycache__/**\n**/node_modules/**\n**/.npm/**
 NUMBER_KEYS = ["max_depth", "max_file_tokens", "max_file_count", "max_total_tokens"]
 
 
+DECIMALS = [Decimal(0), Decimal(1), Decimal(2), Decimal(-3), Decimal("-0"), Decimal("0.5"),
+            Decimal("2.5"), Decimal("60.7"), Decimal("1E+2"), Decimal("2000"), Decimal("8000.25"),
+            Decimal("1E+400"), Decimal("-1E+400"), Decimal("Infinity"), Decimal("-Infinity"),
+            Decimal("NaN"), Decimal("-NaN"), Decimal("sNaN"),
+            # more digits than the default context's 28: sums and differences round
+            Decimal("60.00000000000000000000000000001"),
+            Decimal("100.0000000000000000000000000000001")]
+FRACTIONS = [Fraction(0), Fraction(3), Fraction(7, 2), Fraction(-1, 3), Fraction(1, 3),
+             Fraction(2001, 2), Fraction(10**40 + 1, 10**37), Fraction(1, 10**30),
+             Fraction(-10**50, 7), Fraction(161, 3)]
+
+
+def tower_number(rng):
+    """A number of any type of Python's numeric tower (no numpy): int, bool, float,
+    Decimal, Fraction, complex; small, negative, huge, NaN and infinities."""
+    kind = rng.randrange(6)
+    base = rng.choice([rng.randrange(0, 200), rng.randrange(40, 3000), rng.randrange(100, 9000),
+                       rng.choice(INTS)])
+    if kind == 0:
+        return base
+    if kind == 1:
+        return rng.choice([True, False, rng.randrange(0, 3000) + rng.choice([0.0, 0.5, 0.25]),
+                           rng.choice(FLOATS)])
+    if kind in (2, 3):
+        if rng.randrange(2):
+            return rng.choice(DECIMALS)
+        return Decimal(base) + rng.choice([Decimal(0), Decimal("0.5"), Decimal("0.25"),
+                                           Decimal("-0.75")])
+    if kind == 4:
+        if rng.randrange(2):
+            return rng.choice(FRACTIONS)
+        return Fraction(base) + Fraction(rng.randrange(0, 7), rng.randrange(1, 8))
+    return rng.choice([complex(rng.randrange(0, 3000)), complex(0, 1), Fraction(base, 3),
+                       Decimal(base) / 3])
+
+
 def random_number(rng):
-    roll = rng.randrange(20)
+    roll = rng.randrange(23)
+    if roll >= 20:
+        return tower_number(rng)
     if roll < 9:
         return rng.choice([rng.randrange(0, 200), rng.randrange(40, 3000), rng.randrange(100, 9000)])
     if roll < 12:
@@ -102,14 +142,14 @@ def random_gitignore(rng):
     return rng.choice(["\n", "\r\n", "\r"]).join(lines)
 
 
-def random_config(rng):
+def random_config(rng, number=random_number):
     """Keyword arguments for scan_promptinclude_files (only some keys given)."""
     cfg = {}
     if rng.randrange(2):
         cfg["gitignore"] = DEFAULT_GITIGNORE
     for key in NUMBER_KEYS:
         if rng.randrange(2):
-            cfg[key] = random_number(rng)
+            cfg[key] = number(rng)
     if rng.randrange(3) == 0:
         cfg["name_pattern"] = rng.choice(PATTERNS)
     if rng.randrange(2):
