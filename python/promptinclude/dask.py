@@ -302,7 +302,9 @@ def scan_roots(
     """Scans ``roots`` on the cluster of ``client`` and yields each root's
     result in input order: the dict ``json.loads`` makes of the line
     ``promptinclude scan`` prints (``{"root", "files", "skipped_count"}``, or
-    ``{"root", "error"}`` for a root that failed). ``options`` are
+    ``{"root", "error"}`` for a root that failed; plus ``"root_hex"`` for a
+    root whose name is not UTF-8 and ``"is_dir": False`` for one that is not
+    a directory). ``options`` are
     command-line options of ``promptinclude scan`` (``["--config", "c.yaml"]``,
     ``["--rev", "HEAD"]``); relative roots are taken from ``cwd`` (default:
     the current directory), which must exist on the workers.
