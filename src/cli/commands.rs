@@ -7,9 +7,7 @@ use anyhow::{Context, Result};
 use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
-#[cfg(feature = "mcp")]
 use promptinclude::project::Resolver;
-#[cfg(feature = "mcp")]
 use promptinclude::render::{json_string, render, scan_line};
 use promptinclude::{rootname, RootError};
 use promptinclude::{Error, RootScan, Scanner};
