@@ -251,7 +251,47 @@ const WORDS: &[&str] = &[
     "\u{feff}",
 ];
 
-/// Random rule-file text: words, whitespace oddities, sometimes long.
+/// Host template directives and pieces of them, in every form the host's
+/// `process_includes` and `read_prompt_file` treat (Python `\s` includes
+/// U+001C–U+001F and U+0085; U+200B is not whitespace), plus pieces that
+/// form a directive once their neighbours are joined or removed.
+pub const DIRECTIVES: &[&str] = &[
+    "{{ include original }}",
+    "{{include original}}",
+    "{{\tinclude\noriginal\r\n}}",
+    "{{\u{1c}include\u{85}original\u{3000}}}",
+    "{{\u{1f}include\u{a0}original\u{2028}}}",
+    "{{ include\u{200b}original }}",
+    "{{ Include original }}",
+    "{{ include {{ include original }}original }}",
+    "{{include {{include original}}'x.md'}}",
+    "{{{ include original }}}",
+    "{{ include \"x.md\" }}",
+    "{{include 'a/b.md'}}",
+    "{{include \"mixed'}}",
+    "{{ include '/abs/path.md' }}",
+    "{{include ''}}",
+    "{{include \"unterminated",
+    "{{ include original",
+    "{{include 'a\nb'}}",
+    "{{path}}",
+    "{{content}}",
+    "{{suffix}}",
+    "{{_agent}}",
+    "{{name_pattern}}",
+    "{{includes}}",
+    "{{if includes}}kept{{endif}}",
+    "{{if x}}",
+    "{{endif}}",
+    "{{",
+    "}}",
+    "include",
+    "original",
+    " original }}",
+];
+
+/// Random rule-file text: words, whitespace oddities, host directives,
+/// sometimes long.
 pub fn random_text(rng: &mut Rng) -> Vec<u8> {
     let mut out = Vec::new();
     match rng.below(20) {
@@ -264,6 +304,7 @@ pub fn random_text(rng: &mut Rng) -> Vec<u8> {
                     "\u{3000}\n",
                     "\r\n\r\n",
                     "\u{85}",
+                    "{{ include original }}",
                 ])
                 .as_bytes()
                 .to_vec()
@@ -287,7 +328,12 @@ pub fn random_text(rng: &mut Rng) -> Vec<u8> {
         _ => 2000 + rng.below(4000),
     };
     for _ in 0..words {
-        out.extend_from_slice(rng.pick(WORDS).as_bytes());
+        let word = if rng.chance(4) {
+            rng.pick(DIRECTIVES)
+        } else {
+            rng.pick(WORDS)
+        };
+        out.extend_from_slice(word.as_bytes());
         if rng.chance(60) {
             out.push(b' ');
         }
@@ -324,6 +370,9 @@ const DIR_NAMES: &[&str] = &[
     ".cache",
     "keep",
     "rules",
+    "{{include original}}",
+    "{{include 'a",
+    "x{{content}}",
 ];
 const FILE_NAMES: &[&str] = &[
     "a.promptinclude.md",
@@ -342,6 +391,11 @@ const FILE_NAMES: &[&str] = &[
     "[1].promptinclude.md",
     "new\nline.promptinclude.md",
     "back\\slash.promptinclude.md",
+    "{{ include original }}.promptinclude.md",
+    "b.md'}}.promptinclude.md",
+    "{{content}}{{suffix}}.promptinclude.md",
+    "{{\u{1c}include\toriginal\u{85}}}.promptinclude.md",
+    "{{ include \"x.md\" }}.promptinclude.md",
 ];
 
 /// Builds a random tree under `root` (which must not exist yet).
@@ -427,6 +481,7 @@ pub fn random_config(rng: &mut Rng, i: usize) -> serde_json::Value {
                 "*.PROMPTINCLUDE.md",
                 "*.promptinclude.md*",
                 "*[!z].promptinclude.md",
+                "*{{ include original }}*",
             ]))
             .into(),
         );
