@@ -14,7 +14,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{binary, command, random_config, random_tree, Rng};
+use common::{binary, command, random_config, random_tree_with_directives, Rng};
 use libtest_mimic::{Completion, Failed, Trial};
 
 fn main() {
@@ -68,7 +68,7 @@ fn random_trees_match_the_oracle() -> Result<Completion, Failed> {
     let roots: Vec<PathBuf> = (0..trees)
         .map(|i| {
             let root = work.path().join(format!("t{i:04}"));
-            random_tree(&mut rng, &root);
+            random_tree_with_directives(&mut rng, &root);
             root
         })
         .collect();
