@@ -1,6 +1,7 @@
 //! Differential test: random trees × random configurations, compared byte
 //! for byte with the project's oracle, tests/oracle/oracle (`scan` JSON Lines
-//! and the rendered sections). Where the oracle cannot run, the test is
+//! and the rendered sections). Contents and names carry the host's template
+//! directives (`common::DIRECTIVES`), so the sections test its include pass. Where the oracle cannot run, the test is
 //! reported as ignored with the reason, or fails when
 //! PROMPTINCLUDE_REQUIRE_ORACLE=1 (CI). Runs alone with
 //! `cargo test --release --test differential`.
@@ -13,7 +14,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{binary, command, random_config, random_tree, Rng};
+use common::{binary, command, random_config, random_tree_with_directives, Rng};
 use libtest_mimic::{Completion, Failed, Trial};
 
 fn main() {
@@ -67,7 +68,7 @@ fn random_trees_match_the_oracle() -> Result<Completion, Failed> {
     let roots: Vec<PathBuf> = (0..trees)
         .map(|i| {
             let root = work.path().join(format!("t{i:04}"));
-            random_tree(&mut rng, &root);
+            random_tree_with_directives(&mut rng, &root);
             root
         })
         .collect();
@@ -94,6 +95,20 @@ fn random_trees_match_the_oracle() -> Result<Completion, Failed> {
                     *seen
                         .entry(file["status"].as_str().unwrap_or("?").to_string())
                         .or_default() += 1;
+                }
+                for file in record["files"].as_array().into_iter().flatten() {
+                    let (path, content) = (
+                        file["path"].as_str().unwrap_or(""),
+                        file["content"].as_str().unwrap_or(""),
+                    );
+                    if content.contains("include original") {
+                        *seen
+                            .entry("include original in content".into())
+                            .or_default() += 1;
+                    }
+                    if path.contains("include") || path.contains("{{content}}") {
+                        *seen.entry("directive in path".into()).or_default() += 1;
+                    }
                 }
                 if record["skipped_count"].as_i64().unwrap_or(0) > 0 {
                     *seen.entry("skipped_count>0".into()).or_default() += 1;
@@ -138,7 +153,14 @@ fn random_trees_match_the_oracle() -> Result<Completion, Failed> {
     }
     eprintln!("differential: {trees} trees x {configs} configs, {compared} scan records compared, {} differences; statuses seen: {seen:?}", failures.len());
     if trees * configs >= 60 {
-        for situation in ["ok", "cropped", "skipped", "skipped_count>0"] {
+        for situation in [
+            "ok",
+            "cropped",
+            "skipped",
+            "skipped_count>0",
+            "include original in content",
+            "directive in path",
+        ] {
             assert!(
                 seen.contains_key(situation),
                 "the random cases never produced {situation}: {seen:?}"

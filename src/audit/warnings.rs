@@ -14,14 +14,19 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Serialize, Serializer};
 
+use crate::render::template::{INCLUDE_ORIGINAL, NAMED_INCLUDE};
+
 /// What a warning is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WarningKind {
-    /// `{{ include "…" }}` in a rule file: the host replaces it with another file.
+    /// `{{ include "…" }}` (a relative name) in a rule file: the host puts
+    /// its prompt file of that name there if it has one; we keep the text.
     HostInclude,
-    /// `{{ include original }}` in a rule file: the host replaces it.
+    /// `{{ include original }}` in a rule file: rendered as nothing, by the
+    /// host and by us.
     HostIncludeOriginal,
-    /// `{{name}}` in a rule file: the host replaces it if it has such a variable.
+    /// `{{name}}` in a rule file: kept as written, except `{{suffix}}` and
+    /// `{{content}}` in a path (replaced, by the host and by us).
     HostPlaceholder,
     /// A rule file reached through a symlink that resolves outside the root.
     SymlinkOutsideRoot,
@@ -162,22 +167,22 @@ impl Warning {
     }
 }
 
-/// `files.process_includes` of the host: `{{ include 'path' }}` / `{{include"path"}}`.
-static INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\{\{\s*include\s*['"](.*?)['"]\s*\}\}"#).expect("valid include regex")
-});
-/// The host's prompt-override directive.
-static INCLUDE_ORIGINAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\{\{\s*include\s+original\s*\}\}").expect("valid include-original regex")
-});
 /// `files.replace_placeholders_*` of the host replaces `{{key}}` for its variables.
 static PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{(\w+)\}\}").expect("valid placeholder regex"));
 
+/// Where in a rule file a directive was found: the host renders the path and
+/// the contents through the same templates, but fills them in differently.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Path,
+    Content,
+}
+
 /// Host template directives in a rule file's *path*: the host renders the
 /// path through the same template as the contents, so they expand there too.
 pub fn host_expansions_in_path(path: &str) -> Vec<Warning> {
-    host_expansions(path, path)
+    find_expansions(path, path, Place::Path)
         .into_iter()
         .map(|mut w| {
             w.line = None;
@@ -190,14 +195,27 @@ pub fn host_expansions_in_path(path: &str) -> Vec<Warning> {
 /// Host expansions in a rule file's text: one warning per occurrence, in
 /// text order, located by line.
 pub fn host_expansions(path: &str, text: &str) -> Vec<Warning> {
+    find_expansions(path, text, Place::Content)
+}
+
+/// The directives the host's templates act on in `text`, found with the
+/// host's own patterns ([`crate::render::template`]). A named include with
+/// an absolute name is left out: the host always keeps it as written, as we
+/// do.
+fn find_expansions(path: &str, text: &str, place: Place) -> Vec<Warning> {
     let mut found: Vec<(usize, WarningKind, String)> = Vec::new();
-    for m in INCLUDE.find_iter(text) {
+    for c in NAMED_INCLUDE.captures_iter(text) {
+        if c[1].starts_with('/') {
+            continue;
+        }
         found.push((
-            m.start(),
+            c.get(0).map_or(0, |m| m.start()),
             WarningKind::HostInclude,
             format!(
-                "`{}` is replaced by another file when the host renders it",
-                m.as_str()
+                "`{}`: the host puts its prompt file of that name here if one of its prompt \
+                 folders holds one; promptinclude keeps the text as written, as the host does \
+                 when none does",
+                &c[0]
             ),
         ));
     }
@@ -206,19 +224,22 @@ pub fn host_expansions(path: &str, text: &str) -> Vec<Warning> {
             m.start(),
             WarningKind::HostIncludeOriginal,
             format!(
-                "`{}` is replaced by the original prompt when the host renders it",
+                "`{}` renders as nothing in the host (the plugin's template has no \
+                 lower-priority copy), and so in promptinclude's section",
                 m.as_str()
             ),
         ));
     }
-    for m in PLACEHOLDER.find_iter(text) {
+    for c in PLACEHOLDER.captures_iter(text) {
+        let message = match (place, &c[1]) {
+            (Place::Path, "suffix") => "is replaced by the entry's suffix (` !!! cropped to fit` or nothing), by the host and by promptinclude",
+            (Place::Path, "content") => "is replaced by the file's contents, by the host and by promptinclude",
+            _ => "stays as written: the host fills in its variables before it inserts this text, so none replaces it",
+        };
         found.push((
-            m.start(),
+            c.get(0).map_or(0, |m| m.start()),
             WarningKind::HostPlaceholder,
-            format!(
-                "`{}` is replaced if the host has a variable of that name",
-                m.as_str()
-            ),
+            format!("`{}` {message}", &c[0]),
         ));
     }
     found.sort_by_key(|f| f.0);
@@ -358,7 +379,8 @@ mod tests {
     #[test]
     fn expansions_are_located_by_line() {
         let text =
-            "a {{x}}\nb\n{{ include \"y.md\" }} {{include original}}\n{{ not }} {{include'z'}}";
+            "a {{x}}\nb\n{{ include \"y.md\" }} {{include original}}\n{{ not }} {{include'z'}}\n\
+             {{\u{1c}include\u{85}original}} {{include '/abs.md'}}";
         let got: Vec<(WarningKind, Option<usize>)> = host_expansions("/r/f", text)
             .into_iter()
             .map(|w| (w.kind, w.line))
@@ -370,8 +392,20 @@ mod tests {
                 (WarningKind::HostInclude, Some(3)),
                 (WarningKind::HostIncludeOriginal, Some(3)),
                 (WarningKind::HostInclude, Some(4)),
+                (WarningKind::HostIncludeOriginal, Some(5)),
             ]
         );
+    }
+
+    #[test]
+    fn placeholders_in_a_path_say_which_are_replaced() {
+        let got: Vec<String> = host_expansions_in_path("/r/{{suffix}}{{content}}{{path}}.md")
+            .into_iter()
+            .map(|w| w.message)
+            .collect();
+        assert!(got[0].starts_with("in its path: `{{suffix}}` is replaced"));
+        assert!(got[1].starts_with("in its path: `{{content}}` is replaced"));
+        assert!(got[2].starts_with("in its path: `{{path}}` stays as written"));
     }
 
     #[test]

@@ -4,9 +4,13 @@
 //! Placeholders are replaced one after another with plain string
 //! replacement, in the host's order, so that placeholder-like text inside a
 //! path or a name pattern behaves exactly as in the host (a `{{suffix}}`
-//! inside a path is replaced; text inside content is left alone).
+//! inside a path is replaced; text inside content is left alone). Each block,
+//! and then the whole section, goes through the host's include pass
+//! ([`super::template`]), as `read_prompt_file` does with both templates.
 
 use crate::budget::{ScanResult, Status};
+
+use super::template::remove_include_original;
 
 /// The header template (note the trailing space on its last line).
 pub const HEADER: &str = "# Behavioral prompt includes\n\
@@ -37,7 +41,8 @@ pub fn render(result: &ScanResult, name_pattern: &str) -> String {
         let block = BLOCK
             .replace("{{path}}", &entry.path)
             .replace("{{suffix}}", suffix);
-        lines.push(block.replace("{{content}}", &entry.content));
+        let block = block.replace("{{content}}", &entry.content);
+        lines.push(remove_include_original(block));
     }
     if result.skipped_count > 0 {
         lines.push(format!(
@@ -51,8 +56,10 @@ pub fn render(result: &ScanResult, name_pattern: &str) -> String {
         text.push_str(INCLUDES);
     }
     text.push('\n');
-    text.replace("{{name_pattern}}", name_pattern)
-        .replace("{{includes}}", &includes)
+    let text = text
+        .replace("{{name_pattern}}", name_pattern)
+        .replace("{{includes}}", &includes);
+    remove_include_original(text)
 }
 
 #[cfg(test)]
@@ -103,5 +110,50 @@ mod tests {
             + &includes
             + "\n\n";
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn host_include_pass_runs_on_blocks_then_on_the_section() {
+        let r = ScanResult {
+            root: ".".into(),
+            files: vec![
+                // Collapses in two steps: the block pass, then the section pass.
+                entry(
+                    "/r/a.md",
+                    "A{{ include {{ include original }}original }}Z {{include 'x.md'}}",
+                    Status::Ok,
+                ),
+                // A `{{content}}` in the path brings the contents in before the pass.
+                entry(
+                    "/r/{{content}}.md",
+                    "{{\tinclude\u{85}original\n}}",
+                    Status::Cropped,
+                ),
+                // Skipped paths and the name pattern see the section pass only.
+                entry("/r/{{include original}}.md", "", Status::Skipped),
+            ],
+            skipped_count: 0,
+        };
+        let text = render(&r, "*{{ include original }}.md");
+        let includes = "/r/a.md\n```\nAZ {{include 'x.md'}}\n```\n\n\
+                        /r/.md !!! cropped to fit\n```\n\n```\n\n\
+                        /r/.md !!! skipped to fit";
+        let expected = HEADER.replace("{{name_pattern}}", "*.md")
+            + "\n### includes\n!!! obey all rules preferences instructions below\n\n"
+            + includes
+            + "\n\n";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn other_directives_in_contents_stay_as_written() {
+        let content = "{{if x}}a{{endif}} {{_agent}} {{path}} {{includes}} {{name_pattern}} \
+                       {{ include \"/abs.md\" }} {{include 'a/b.md'}} {{include \"mixed'}}";
+        let r = ScanResult {
+            root: ".".into(),
+            files: vec![entry("/r/a.md", content, Status::Ok)],
+            skipped_count: 0,
+        };
+        assert!(render(&r, "*").contains(&format!("```\n{content}\n```")));
     }
 }

@@ -251,8 +251,53 @@ const WORDS: &[&str] = &[
     "\u{feff}",
 ];
 
+/// Host template directives and pieces of them, in every form the host's
+/// `process_includes` and `read_prompt_file` treat (Python `\s` includes
+/// U+001C–U+001F and U+0085; U+200B is not whitespace), plus pieces that
+/// form a directive once their neighbours are joined or removed.
+pub const DIRECTIVES: &[&str] = &[
+    "{{ include original }}",
+    "{{include original}}",
+    "{{\tinclude\noriginal\r\n}}",
+    "{{\u{1c}include\u{85}original\u{3000}}}",
+    "{{\u{1f}include\u{a0}original\u{2028}}}",
+    "{{ include\u{200b}original }}",
+    "{{ Include original }}",
+    "{{ include {{ include original }}original }}",
+    "{{include {{include original}}'x.md'}}",
+    "{{{ include original }}}",
+    "{{ include \"x.md\" }}",
+    "{{include 'a/b.md'}}",
+    "{{include \"mixed'}}",
+    "{{ include '/abs/path.md' }}",
+    "{{include ''}}",
+    "{{include \"unterminated",
+    "{{ include original",
+    "{{include 'a\nb'}}",
+    "{{path}}",
+    "{{content}}",
+    "{{suffix}}",
+    "{{_agent}}",
+    "{{name_pattern}}",
+    "{{includes}}",
+    "{{if includes}}kept{{endif}}",
+    "{{if x}}",
+    "{{endif}}",
+    "{{",
+    "}}",
+    "include",
+    "original",
+    " original }}",
+];
+
 /// Random rule-file text: words, whitespace oddities, sometimes long.
 pub fn random_text(rng: &mut Rng) -> Vec<u8> {
+    random_text_with(rng, false)
+}
+
+/// [`random_text`], with a quarter of the words taken from [`DIRECTIVES`]
+/// when `directives` is set.
+fn random_text_with(rng: &mut Rng, directives: bool) -> Vec<u8> {
     let mut out = Vec::new();
     match rng.below(20) {
         0 => return Vec::new(),
@@ -287,7 +332,12 @@ pub fn random_text(rng: &mut Rng) -> Vec<u8> {
         _ => 2000 + rng.below(4000),
     };
     for _ in 0..words {
-        out.extend_from_slice(rng.pick(WORDS).as_bytes());
+        let word = if directives && rng.chance(25) {
+            rng.pick(DIRECTIVES)
+        } else {
+            rng.pick(WORDS)
+        };
+        out.extend_from_slice(word.as_bytes());
         if rng.chance(60) {
             out.push(b' ');
         }
@@ -325,6 +375,9 @@ const DIR_NAMES: &[&str] = &[
     "keep",
     "rules",
 ];
+/// Directory names with directives, for [`random_tree_with_directives`]
+/// (`{{include 'a` + `/` + `b.md'}}…` forms a named include with a folder).
+const DIRECTIVE_DIR_NAMES: &[&str] = &["{{include original}}", "{{include 'a", "x{{content}}"];
 const FILE_NAMES: &[&str] = &[
     "a.promptinclude.md",
     "b.promptinclude.md",
@@ -343,15 +396,44 @@ const FILE_NAMES: &[&str] = &[
     "new\nline.promptinclude.md",
     "back\\slash.promptinclude.md",
 ];
+/// File names with directives, for [`random_tree_with_directives`].
+const DIRECTIVE_FILE_NAMES: &[&str] = &[
+    "{{ include original }}.promptinclude.md",
+    "b.md'}}.promptinclude.md",
+    "{{content}}{{suffix}}.promptinclude.md",
+    "{{\u{1c}include\toriginal\u{85}}}.promptinclude.md",
+    "{{ include \"x.md\" }}.promptinclude.md",
+];
 
 /// Builds a random tree under `root` (which must not exist yet).
 pub fn random_tree(rng: &mut Rng, root: &Path) {
+    random_tree_with(rng, root, false)
+}
+
+/// [`random_tree`] whose names and texts also carry host template
+/// directives ([`DIRECTIVES`]), for the render comparisons.
+pub fn random_tree_with_directives(rng: &mut Rng, root: &Path) {
+    random_tree_with(rng, root, true)
+}
+
+fn random_tree_with(rng: &mut Rng, root: &Path, directives: bool) {
+    let joined = |base: &[&'static str], extra: &[&'static str]| -> Vec<&'static str> {
+        let mut names = base.to_vec();
+        if directives {
+            names.extend_from_slice(extra);
+        }
+        names
+    };
+    let (dir_names, file_names) = (
+        joined(DIR_NAMES, DIRECTIVE_DIR_NAMES),
+        joined(FILE_NAMES, DIRECTIVE_FILE_NAMES),
+    );
     fs::create_dir_all(root).unwrap();
     let mut dirs = vec![root.to_path_buf()];
     let n_dirs = 1 + rng.below(14);
     for _ in 0..n_dirs {
         let parent = rng.pick(&dirs).clone();
-        let dir = parent.join(rng.pick(DIR_NAMES));
+        let dir = parent.join(rng.pick(&dir_names));
         if fs::create_dir_all(&dir).is_ok() {
             dirs.push(dir);
         }
@@ -368,11 +450,11 @@ pub fn random_tree(rng: &mut Rng, root: &Path) {
     let n_files = 1 + rng.below(25);
     for _ in 0..n_files {
         let dir = rng.pick(&dirs).clone();
-        let path = dir.join(rng.pick(FILE_NAMES));
+        let path = dir.join(rng.pick(&file_names));
         if path.is_dir() {
             continue;
         }
-        let _ = fs::write(&path, random_text(rng));
+        let _ = fs::write(&path, random_text_with(rng, directives));
     }
     // symlinks: to files, to directories, to nowhere, loops
     for _ in 0..rng.below(4) {
@@ -388,7 +470,7 @@ pub fn random_tree(rng: &mut Rng, root: &Path) {
             2 => rng.pick(&dirs).clone(),
             _ => {
                 let t = rng.pick(&dirs).join("target.promptinclude.md");
-                let _ = fs::write(&t, random_text(rng));
+                let _ = fs::write(&t, random_text_with(rng, directives));
                 t
             }
         };

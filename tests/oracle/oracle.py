@@ -45,6 +45,7 @@ comparisons then decide what happens, as in the reference):
 import fnmatch
 import json
 import os
+import re
 import sys
 
 import tiktoken
@@ -248,9 +249,25 @@ HEADER = (
 )
 BLOCK = "{{path}}{{suffix}}\n```\n{{content}}\n```\n"
 
+# The host's helpers/files.py process_includes patterns, with Python's own `re`.
+INCLUDE_ORIGINAL = re.compile(r"{{\s*include\s+original\s*}}")
+NAMED_INCLUDE = re.compile(r"{{\s*include\s*['\"](.*?)['\"]\s*}}")
+
+
+def process_includes(text):
+    """What the host's process_includes does after read_prompt_file has filled
+    in a template's placeholders, in a host that does not override the plugin's
+    templates: `{{ include original }}` finds no lower-priority copy of them and
+    becomes ""; a named include is kept as written (the host's answer when no
+    prompt folder holds that name; one that does is host-dependent, see the
+    README's "Where we differ")."""
+    text = INCLUDE_ORIGINAL.sub(lambda m: "", text)
+    return NAMED_INCLUDE.sub(lambda m: m.group(0), text)
+
 
 def render(result, name_pattern):
-    """The system-prompt section (spec section 6)."""
+    """The system-prompt section (spec section 6), with the host's template
+    pass over every block and then over the whole section."""
     parts = []
     for e in result["files"]:
         if e["status"] == "skipped":
@@ -259,7 +276,7 @@ def render(result, name_pattern):
         suffix = " !!! cropped to fit" if e["status"] == "cropped" else ""
         block = BLOCK.replace("{{path}}", e["path"])
         block = block.replace("{{suffix}}", suffix)
-        parts.append(block.replace("{{content}}", e["content"]))
+        parts.append(process_includes(block.replace("{{content}}", e["content"])))
     if result["skipped_count"] > 0:
         parts.append(f"!!! {result['skipped_count']} more files skipped to fit")
     includes = "\n".join(parts)
@@ -267,7 +284,8 @@ def render(result, name_pattern):
     if includes:
         text += "\n### includes\n!!! obey all rules preferences instructions below\n\n{{includes}}\n"
     text += "\n"
-    return text.replace("{{name_pattern}}", name_pattern).replace("{{includes}}", includes)
+    text = text.replace("{{name_pattern}}", name_pattern).replace("{{includes}}", includes)
+    return process_includes(text)
 
 
 # ---------------------------------------------------------------- configuration
