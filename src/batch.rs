@@ -104,7 +104,7 @@ impl Batch {
                     source: ConfigSource::Default,
                     notes: LoadNotes::default(),
                     scanner: Err(RootError::new(
-                        &e,
+                        &Error::Config(e),
                         &ConfigSource::Default,
                         &LoadNotes::default(),
                     )),

@@ -70,7 +70,7 @@ pub enum Disposition {
     /// Could not be read; the reason.
     Unreadable(String),
     /// Not read: the reading policy withheld it (never under the reference's policy).
-    Withheld(crate::trust::Withheld),
+    Withheld(crate::read::Withheld),
     /// Read and counted, but its path alone no longer fit (`tokens` is its full count).
     PathOverBudget {
         /// Full token count of the file.

@@ -8,12 +8,13 @@
 //! entered), so they never surface here.
 
 use std::fmt;
-use std::path::PathBuf;
 
+pub use crate::config::ConfigError;
 use crate::config::{Key, LoadNotes};
 use crate::project::ConfigSource;
 
 use crate::discover::gitwildmatch::PatternError;
+use crate::discover::MatcherError;
 
 /// Everything that can make a promptinclude operation fail.
 #[derive(Debug)]
@@ -23,7 +24,7 @@ pub enum Error {
     /// A `gitignore` line that makes the reference (pathspec) raise.
     Pattern(PatternError),
     /// The `name_pattern` could not be compiled (only regex size limits can do this).
-    NamePattern(String),
+    NamePattern(regex::Error),
     /// The reference's own arithmetic raises for this configuration on this
     /// root (see [`crate::budget::Raised`]).
     Raised(crate::budget::Raised),
@@ -32,51 +33,6 @@ pub enum Error {
     /// partial clone) or corrupt.
     Git(String),
 }
-
-/// A configuration problem, located as precisely as the input allows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The file the configuration came from, if any.
-    pub file: Option<PathBuf>,
-    /// The 1-based line of the problem, when it could be located.
-    pub line: Option<usize>,
-    /// The key concerned, when the problem is about one key.
-    pub key: Option<String>,
-    /// What is wrong, in words.
-    pub message: String,
-}
-
-impl ConfigError {
-    /// An error with only a message (no file, line or key yet).
-    pub fn plain(message: String) -> ConfigError {
-        ConfigError {
-            file: None,
-            line: None,
-            key: None,
-            message,
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(file) = &self.file {
-            write!(f, "{}", file.display())?;
-            if let Some(line) = self.line {
-                write!(f, ":{line}")?;
-            }
-            write!(f, ": ")?;
-        } else if let Some(line) = self.line {
-            write!(f, "line {line}: ")?;
-        }
-        if let Some(key) = &self.key {
-            write!(f, "key `{key}`: ")?;
-        }
-        write!(f, "{}", self.message)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -218,6 +174,22 @@ impl fmt::Display for RootError {
 impl From<PatternError> for Error {
     fn from(e: PatternError) -> Self {
         Error::Pattern(e)
+    }
+}
+
+#[cfg(feature = "git")]
+impl From<crate::git::GitError> for Error {
+    fn from(e: crate::git::GitError) -> Self {
+        Error::Git(e.to_string())
+    }
+}
+
+impl From<MatcherError> for Error {
+    fn from(e: MatcherError) -> Self {
+        match e {
+            MatcherError::Pattern(e) => Error::Pattern(e),
+            MatcherError::NamePattern(e) => Error::NamePattern(e),
+        }
     }
 }
 

@@ -25,7 +25,7 @@
 //! In a work tree only the committed revision is seen: uncommitted changes
 //! and untracked files are not. An object missing from the repository (a
 //! blob left out of a partial clone) fails the whole root with a clear
-//! [`Error::Git`]; nothing is written to disk.
+//! [`GitError`]; nothing is written to disk.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -39,9 +39,6 @@ use rayon::prelude::*;
 use crate::discover::path::join_rel;
 use crate::discover::walk::RECURSION_DIR_DEPTH;
 use crate::discover::{sort_candidates, Candidate, Matchers};
-use crate::error::Error;
-use crate::read::{outcome_of, ReadOutcome};
-use crate::scan::{RootScan, Scanner};
 use crate::sys::{fits_path_max, PATH_MAX};
 
 /// Most symbolic links followed while resolving one path (Linux's limit).
@@ -129,14 +126,29 @@ pub fn tracked_files(top: &Path) -> Vec<Vec<u8>> {
     paths
 }
 
-fn git_error(what: impl std::fmt::Display) -> Error {
-    Error::Git(what.to_string())
+fn git_error(what: impl std::fmt::Display) -> GitError {
+    GitError(what.to_string())
 }
+
+/// A git repository, revision or object that cannot be used (`--rev`):
+/// not a repository, an unknown revision, an object missing (as in a
+/// partial clone) or corrupt. The message says which, naming the
+/// repository and the object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GitError(String);
+
+impl std::fmt::Display for GitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GitError {}
 
 impl RevTree {
     /// Opens the repository at `repo_path` (a work tree or a bare
     /// repository; not searched for upwards) and resolves `rev` to a tree.
-    pub fn open(repo_path: &Path, rev: &str) -> Result<RevTree, Error> {
+    pub fn open(repo_path: &Path, rev: &str) -> Result<RevTree, GitError> {
         let repo = gix::open_opts(repo_path, gix::open::Options::isolated()).map_err(|e| {
             git_error(format!(
                 "{}: not a git repository: {e}",
@@ -181,7 +193,7 @@ impl RevTree {
     /// Walks the tree as the filesystem walk would walk a checkout of it at
     /// `abs_root` (absolute, lexically normalised), and returns the
     /// candidates in the reference's order with where each one's text is.
-    fn discover(&self, abs_root: &[u8], matchers: &Matchers) -> Result<Discovered, Error> {
+    fn discover(&self, abs_root: &[u8], matchers: &Matchers) -> Result<Discovered, GitError> {
         if matchers.max_depth <= 0 {
             return Ok(Discovered::default());
         }
@@ -208,7 +220,7 @@ impl RevTree {
     }
 
     /// Reads a blob's bytes; a missing object is an error for the root.
-    fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
+    fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, GitError> {
         let object = repo.find_object(id).map_err(|e| missing(repo.path(), &e))?;
         if object.kind != gix::objs::Kind::Blob {
             return Err(git_error(format!(
@@ -222,7 +234,7 @@ impl RevTree {
 }
 
 /// The entries of tree object `id`.
-fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, Error> {
+fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, GitError> {
     let object = repo.find_object(id).map_err(|e| missing(repo.path(), &e))?;
     let tree = gix::objs::TreeRef::from_bytes(&object.data, repo.object_hash())
         .map_err(|e| git_error(format!("tree {id}: {e}")))?;
@@ -242,7 +254,7 @@ fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, Error
         .collect())
 }
 
-fn missing(repo: &Path, e: &dyn std::fmt::Display) -> Error {
+fn missing(repo: &Path, e: &dyn std::fmt::Display) -> GitError {
     git_error(format!(
         "{}: cannot read an object (missing from a partial or shallow clone, or corrupt): {e}",
         repo.display()
@@ -303,7 +315,7 @@ struct DirItem {
 }
 
 impl TreeWalk<'_, '_> {
-    fn entries(&mut self, id: ObjectId) -> Result<Arc<Vec<Entry>>, Error> {
+    fn entries(&mut self, id: ObjectId) -> Result<Arc<Vec<Entry>>, GitError> {
         if let Some(entries) = self.trees.get(&id) {
             return Ok(Arc::clone(entries));
         }
@@ -348,7 +360,7 @@ impl TreeWalk<'_, '_> {
         }
     }
 
-    fn link_target(&mut self, id: ObjectId) -> Result<Vec<u8>, Error> {
+    fn link_target(&mut self, id: ObjectId) -> Result<Vec<u8>, GitError> {
         if let Some(target) = self.links.get(&id) {
             return Ok(target.clone());
         }
@@ -359,7 +371,7 @@ impl TreeWalk<'_, '_> {
 
     /// The entries of the directory at `components` below the root (all
     /// of them trees or submodules), or `None` if it is not one.
-    fn dir_entries(&mut self, components: &[Vec<u8>]) -> Result<Option<Arc<Vec<Entry>>>, Error> {
+    fn dir_entries(&mut self, components: &[Vec<u8>]) -> Result<Option<Arc<Vec<Entry>>>, GitError> {
         let mut entries = self.entries(self.root_tree)?;
         for name in components {
             let Some(entry) = entries.iter().find(|e| &e.name == name).cloned() else {
@@ -377,7 +389,7 @@ impl TreeWalk<'_, '_> {
     /// Resolves the symlink whose target is `target`, stored in the
     /// directory at `dir` (components below the root), as the kernel would
     /// in a checkout at the root's path.
-    fn resolve(&mut self, dir: &[Vec<u8>], target: &[u8]) -> Result<Resolved, Error> {
+    fn resolve(&mut self, dir: &[Vec<u8>], target: &[u8]) -> Result<Resolved, GitError> {
         let root_len = self.root_components.len();
         let mut current: Vec<Vec<u8>> = self.root_components.clone();
         current.extend(dir.iter().cloned());
@@ -455,7 +467,7 @@ impl TreeWalk<'_, '_> {
 
     /// The walk; `None` when the reference raises `RecursionError` on this
     /// tree (only with the limits on).
-    fn run(&mut self, abs_root: &[u8]) -> Result<Option<Discovered>, Error> {
+    fn run(&mut self, abs_root: &[u8]) -> Result<Option<Discovered>, GitError> {
         let mut found = Discovered::default();
         let max_depth = self.matchers.max_depth;
         let mut stack = vec![DirItem {
@@ -541,7 +553,7 @@ impl TreeWalk<'_, '_> {
         &mut self,
         dir: &DirItem,
         entry: &Entry,
-    ) -> Result<(bool, bool, bool, Option<Resolved>), Error> {
+    ) -> Result<(bool, bool, bool, Option<Resolved>), GitError> {
         let fits = !self.limits || dir.full.len() + 1 + entry.name.len() < PATH_MAX;
         Ok(match entry.kind {
             Kind::Tree | Kind::Gitlink => (true, false, false, None),
@@ -599,46 +611,6 @@ impl TreeWalk<'_, '_> {
     }
 }
 
-impl Scanner {
-    /// Scans revision `rev` of the git repository at `root` (a work tree or
-    /// a bare repository) without a checkout: the reference's result on a
-    /// fresh checkout of `rev` at `root`'s path. Fails with [`Error::Git`]
-    /// when `root` is not a repository, `rev` does not resolve or an object
-    /// is missing.
-    pub fn scan_rev(&self, root: &Path, rev: &str) -> Result<RootScan, Error> {
-        self.scan_rev_with_reader(root, rev, |_, bytes| outcome_of(bytes))
-    }
-
-    /// [`Scanner::scan_rev`], handing the bytes of each file the budget pass
-    /// reaches to `read` (for callers that also hash them).
-    pub fn scan_rev_with_reader(
-        &self,
-        root: &Path,
-        rev: &str,
-        read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
-    ) -> Result<RootScan, Error> {
-        self.open_rev(root, rev)?.scan(self, root, read)
-    }
-
-    /// Opens revision `rev` of the repository at `root` and discovers its
-    /// candidates, for callers that scan it and then read more of its files
-    /// (the audit reads the files the budget pass never reached).
-    pub fn open_rev(&self, root: &Path, rev: &str) -> Result<RevSnapshot, Error> {
-        let abs = self
-            .abs_root(root)
-            .ok_or_else(|| git_error("the current directory is gone"))?;
-        let tree = RevTree::open(&abs, rev)?;
-        let discovered = tree.discover(abs.as_os_str().as_encoded_bytes(), self.matchers())?;
-        let repo = tree.repo.to_thread_local();
-        Ok(RevSnapshot {
-            tree,
-            discovered,
-            repo,
-            blobs: HashMap::new(),
-        })
-    }
-}
-
 /// A revision's candidates, discovered, with the repository to read them from.
 pub struct RevSnapshot {
     tree: RevTree,
@@ -657,41 +629,38 @@ impl std::fmt::Debug for RevSnapshot {
 }
 
 impl RevSnapshot {
-    /// The bytes of a candidate, as reading it in a checkout would give
-    /// them (`Err` for what a checkout could not read); a missing object
-    /// is an [`Error::Git`].
-    pub fn read(&mut self, candidate: &Candidate) -> Result<io::Result<Vec<u8>>, Error> {
-        Ok(match self.discovered.sources.get(candidate.as_bytes()) {
-            // Taken, not copied, out of the read-ahead: a candidate is read
-            // once (another one with the same blob reads it again).
-            Some(Source::Blob(id)) => match self.blobs.remove(id) {
-                Some(bytes) => Ok(bytes),
-                None => Ok(RevTree::read_blob(&self.repo, *id)?),
-            },
-            Some(Source::Unreadable(why)) => Err(io::Error::other(why.clone())),
-            None => Err(io::Error::other("not in the tree")),
+    /// Opens revision `rev` of the repository at `abs_root` (made absolute
+    /// as the scan makes roots absolute) and discovers its candidates with
+    /// `matchers`, applying the walk's rules (see the module docs).
+    pub fn open(abs_root: &Path, rev: &str, matchers: &Matchers) -> Result<RevSnapshot, GitError> {
+        let tree = RevTree::open(abs_root, rev)?;
+        let discovered = tree.discover(abs_root.as_os_str().as_encoded_bytes(), matchers)?;
+        let repo = tree.repo.to_thread_local();
+        Ok(RevSnapshot {
+            tree,
+            discovered,
+            repo,
+            blobs: HashMap::new(),
         })
     }
 
-    /// Scans the snapshot with `scanner` (the one that opened it), handing
-    /// the bytes of each file the budget pass reaches to `read`.
-    pub fn scan(
-        &mut self,
-        scanner: &Scanner,
-        root: &Path,
-        mut read: impl FnMut(&Candidate, io::Result<Vec<u8>>) -> ReadOutcome,
-    ) -> Result<RootScan, Error> {
-        // Read the first candidates' blobs in parallel, one repository
-        // handle per rayon job; a blob over READ_AHEAD_MAX is left for the
-        // budget pass (a missing or non-blob object is read, to fail as it
-        // did).
+    /// The candidates, in the reference's order.
+    pub fn candidates(&self) -> &[Candidate] {
+        &self.discovered.candidates
+    }
+
+    /// Reads the first candidates' blobs in parallel, one repository
+    /// handle per rayon job, for [`RevSnapshot::read`] to hand out; a blob
+    /// over READ_AHEAD_MAX is left to be read when asked for (a missing or
+    /// non-blob object is read, to fail as it would then).
+    pub fn read_ahead(&mut self) -> Result<(), GitError> {
         let sources = &self.discovered.sources;
         let blob_of = |c: &Candidate| match sources.get(c.as_bytes()) {
             Some(Source::Blob(id)) => Some(*id),
             _ => None,
         };
         let candidates = &self.discovered.candidates;
-        let ahead: Vec<Result<Option<Vec<u8>>, Error>> = candidates
+        let ahead: Vec<Result<Option<Vec<u8>>, GitError>> = candidates
             .par_iter()
             .take(READ_AHEAD)
             .filter_map(blob_of)
@@ -711,21 +680,22 @@ impl RevSnapshot {
                 self.blobs.insert(id, bytes);
             }
         }
-        let mut failure = None;
-        let candidates = self.discovered.candidates.clone();
-        let scan = scanner.scan_discovered(root, Some(candidates), |candidate| {
-            let bytes = match self.read(candidate) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    failure.get_or_insert(e);
-                    Err(io::Error::other("missing object"))
-                }
-            };
-            read(candidate, bytes)
-        })?;
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(scan),
-        }
+        Ok(())
+    }
+
+    /// The bytes of a candidate, as reading it in a checkout would give
+    /// them (`Err` for what a checkout could not read); a missing object
+    /// is a [`GitError`].
+    pub fn read(&mut self, candidate: &Candidate) -> Result<io::Result<Vec<u8>>, GitError> {
+        Ok(match self.discovered.sources.get(candidate.as_bytes()) {
+            // Taken, not copied, out of the read-ahead: a candidate is read
+            // once (another one with the same blob reads it again).
+            Some(Source::Blob(id)) => match self.blobs.remove(id) {
+                Some(bytes) => Ok(bytes),
+                None => Ok(RevTree::read_blob(&self.repo, *id)?),
+            },
+            Some(Source::Unreadable(why)) => Err(io::Error::other(why.clone())),
+            None => Err(io::Error::other("not in the tree")),
+        })
     }
 }

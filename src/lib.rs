@@ -20,7 +20,6 @@
 //! # Ok::<(), promptinclude::Error>(())
 //! ```
 #![deny(missing_docs)]
-#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod audit;
 pub mod batch;

@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::config::{env, Config, Key, KeyKind, LoadNotes, Setting};
-use crate::error::Error;
+use crate::config::{env, Config, ConfigError, Key, KeyKind, LoadNotes, Setting};
 
 /// Where the configuration of a root came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -207,7 +206,7 @@ impl Resolver {
     /// Decides the configuration of the root whose absolute path is
     /// `abs_root`. A project file that exists but cannot be read or parsed
     /// is an error naming the file.
-    pub fn resolve(&self, abs_root: Option<&Path>) -> Result<Resolved, Error> {
+    pub fn resolve(&self, abs_root: Option<&Path>) -> Result<Resolved, ConfigError> {
         let project_file = abs_root
             .filter(|_| self.project_config)
             .map(|root| project_config_path(root, self.agent_profile.as_deref()))

@@ -23,7 +23,67 @@ pub enum ReadOutcome {
     /// Could not be opened or read, or is not a regular file.
     Unreadable(String),
     /// Not read: the [`crate::trust::ReadPolicy`] keeps it out of the prompt.
-    Withheld(crate::trust::Withheld),
+    Withheld(Withheld),
+}
+
+/// Why a rule file was not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Withheld {
+    /// The file opened is outside the root (a link, or a linked directory).
+    OutsideRoot(std::path::PathBuf),
+    /// The file is inside a `.git` directory.
+    InsideGitDir,
+    /// The file resolves into `/proc`, `/sys` or `/dev`.
+    Special(std::path::PathBuf),
+    /// The file is larger than the cap.
+    TooLarge {
+        /// Its size (at least), in bytes.
+        bytes: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// The repository's configuration widened `name_pattern`, and git does
+    /// not track this file.
+    NotCommitted,
+    /// Where the file really is could not be established.
+    Unresolved(String),
+}
+
+impl Withheld {
+    /// A stable one-word name (JSON, logs).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Withheld::OutsideRoot(_) => "outside_root",
+            Withheld::InsideGitDir => "inside_git_dir",
+            Withheld::Special(_) => "special_file",
+            Withheld::TooLarge { .. } => "too_large",
+            Withheld::NotCommitted => "not_committed",
+            Withheld::Unresolved(_) => "unresolved",
+        }
+    }
+}
+
+impl std::fmt::Display for Withheld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Withheld::OutsideRoot(target) => {
+                write!(f, "it resolves to {}, outside the root", target.display())
+            }
+            Withheld::InsideGitDir => f.write_str("it is inside a .git directory"),
+            Withheld::Special(target) => write!(
+                f,
+                "it resolves to {}, whose content belongs to the reading process",
+                target.display()
+            ),
+            Withheld::TooLarge { bytes, cap } => {
+                write!(f, "it is {bytes} bytes, over the cap of {cap} bytes")
+            }
+            Withheld::NotCommitted => f.write_str(
+                "the project's configuration widens name_pattern, and git does not track this file",
+            ),
+            Withheld::Unresolved(e) => write!(f, "its real path cannot be resolved ({e})"),
+        }
+    }
 }
 
 /// Decoded file text plus what decoding had to repair.

@@ -26,7 +26,6 @@
 //! what is read is what was checked. See `docs/security.md`.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -36,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::discover::fnmatch::NamePattern;
 use crate::discover::Candidate;
+pub use crate::read::Withheld;
 use crate::read::{outcome_of, read_candidate_bytes, ReadOutcome};
 
 /// Which symbolic links a scan follows.
@@ -117,66 +117,6 @@ impl ReadPolicy {
     /// Whether this policy reads exactly what the reference reads.
     pub fn is_reference(&self) -> bool {
         *self == ReadPolicy::reference()
-    }
-}
-
-/// Why a rule file was not read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Withheld {
-    /// The file opened is outside the root (a link, or a linked directory).
-    OutsideRoot(PathBuf),
-    /// The file is inside a `.git` directory.
-    InsideGitDir,
-    /// The file resolves into `/proc`, `/sys` or `/dev`.
-    Special(PathBuf),
-    /// The file is larger than the cap.
-    TooLarge {
-        /// Its size (at least), in bytes.
-        bytes: u64,
-        /// The cap.
-        cap: u64,
-    },
-    /// The repository's configuration widened `name_pattern`, and git does
-    /// not track this file.
-    NotCommitted,
-    /// Where the file really is could not be established.
-    Unresolved(String),
-}
-
-impl Withheld {
-    /// A stable one-word name (JSON, logs).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Withheld::OutsideRoot(_) => "outside_root",
-            Withheld::InsideGitDir => "inside_git_dir",
-            Withheld::Special(_) => "special_file",
-            Withheld::TooLarge { .. } => "too_large",
-            Withheld::NotCommitted => "not_committed",
-            Withheld::Unresolved(_) => "unresolved",
-        }
-    }
-}
-
-impl fmt::Display for Withheld {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Withheld::OutsideRoot(target) => {
-                write!(f, "it resolves to {}, outside the root", target.display())
-            }
-            Withheld::InsideGitDir => f.write_str("it is inside a .git directory"),
-            Withheld::Special(target) => write!(
-                f,
-                "it resolves to {}, whose content belongs to the reading process",
-                target.display()
-            ),
-            Withheld::TooLarge { bytes, cap } => {
-                write!(f, "it is {bytes} bytes, over the cap of {cap} bytes")
-            }
-            Withheld::NotCommitted => f.write_str(
-                "the project's configuration widens name_pattern, and git does not track this file",
-            ),
-            Withheld::Unresolved(e) => write!(f, "its real path cannot be resolved ({e})"),
-        }
     }
 }
 

@@ -298,7 +298,7 @@ fn scan_for_audit(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<A
         #[cfg(feature = "git")]
         Some(rev) => {
             let snap = snapshot.insert(scanner.open_rev(root, rev)?);
-            snap.scan(scanner, root, |candidate, bytes| {
+            scanner.scan_snapshot(snap, root, |candidate, bytes| {
                 note_expansions(candidate, crate::read::outcome_of(bytes))
             })?
         }

@@ -16,6 +16,7 @@
 //! `max_depth`, a list for `gitignore`) is refused when loading.
 
 pub mod env;
+mod error;
 pub mod json;
 pub mod number;
 pub mod value;
@@ -23,7 +24,7 @@ pub mod yaml;
 
 use std::path::Path;
 
-use crate::error::ConfigError;
+pub use error::ConfigError;
 pub use number::Number;
 pub use value::Value;
 

@@ -18,9 +18,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::config::Config;
-use crate::error::Error;
 use fnmatch::NamePattern;
-use gitwildmatch::IgnoreSpec;
+use gitwildmatch::{IgnoreSpec, PatternError};
 
 /// The compiled filters of a configuration.
 #[derive(Debug)]
@@ -53,10 +52,10 @@ impl Matchers {
 
     /// Compiles the filters of `config`. Fails exactly where the reference
     /// raises (a bad gitignore line), before anything is walked.
-    pub fn new(config: &Config) -> Result<Matchers, Error> {
-        let ignore = IgnoreSpec::from_gitignore_text(&config.gitignore)?;
-        let name = NamePattern::new(&config.name_pattern)
-            .map_err(|e| Error::NamePattern(e.to_string()))?;
+    pub fn new(config: &Config) -> Result<Matchers, MatcherError> {
+        let ignore =
+            IgnoreSpec::from_gitignore_text(&config.gitignore).map_err(MatcherError::Pattern)?;
+        let name = NamePattern::new(&config.name_pattern).map_err(MatcherError::NamePattern)?;
         Ok(Matchers {
             name,
             ignore,
@@ -65,6 +64,33 @@ impl Matchers {
                 .integer_threshold()
                 .map_or(i64::MAX, |d| i64::try_from(d).unwrap_or(i64::MAX)),
         })
+    }
+}
+
+/// Why the filters of a configuration cannot be compiled.
+#[derive(Debug)]
+pub enum MatcherError {
+    /// A `gitignore` line that makes the reference (pathspec) raise.
+    Pattern(PatternError),
+    /// The `name_pattern` could not be compiled (only regex size limits can do this).
+    NamePattern(regex::Error),
+}
+
+impl std::fmt::Display for MatcherError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MatcherError::Pattern(e) => write!(f, "invalid gitignore pattern: {e}"),
+            MatcherError::NamePattern(e) => write!(f, "invalid name_pattern: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for MatcherError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MatcherError::Pattern(e) => Some(e),
+            MatcherError::NamePattern(e) => Some(e),
+        }
     }
 }
 

@@ -3,6 +3,9 @@
 //! runs them on the shared rayon pool (every directory of every root is a
 //! work item) and hands results back in input order.
 
+#[cfg(feature = "git")]
+mod rev;
+
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
