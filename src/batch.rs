@@ -244,7 +244,11 @@ mod error_tests {
                 (0, Ok(true)),
                 (
                     1,
-                    Err(("config".to_string(), Some(2), Some("max_depth".to_string())))
+                    Err((
+                        crate::error::RootErrorKind::Config,
+                        Some(2),
+                        Some("max_depth".to_string())
+                    ))
                 ),
                 (2, Ok(true))
             ]

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::budget::{tokens_included, FileStatus};
 use crate::config::Config;
+use crate::model::{tokens_included, FileStatus};
 use crate::project::{ConfigSource, Resolver};
 use crate::read::{outcome_of, ReadOutcome};
 use crate::render::{render, scan_line};

@@ -12,9 +12,9 @@ use std::time::Duration;
 use serde::Serialize;
 use similar::TextDiff;
 
-use crate::budget::{tokens_included, Disposition, FileStatus};
 use crate::config::{Config, Number};
 use crate::discover::{python_path_order, Candidate};
+use crate::model::{tokens_included, Disposition, FileStatus};
 use crate::render::render;
 use crate::scan::RootScan;
 

@@ -68,10 +68,8 @@ impl From<crate::budget::Raised> for Error {
 /// `docs/audit-schema.md`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RootError {
-    /// `"config"` (its configuration file), `"pattern"` (a pattern the
-    /// reference rejects), `"raises"` (the reference's arithmetic raises) or
-    /// `"git"` (`--rev`: the repository, revision or an object is unusable).
-    pub kind: String,
+    /// What kind of problem it is.
+    pub kind: RootErrorKind,
     /// What went wrong, in one line.
     pub message: String,
     /// The configuration file concerned, when there is one.
@@ -80,6 +78,20 @@ pub struct RootError {
     pub line: Option<usize>,
     /// The configuration key concerned, when known.
     pub key: Option<String>,
+}
+
+/// The kinds of [`RootError`], as `error.kind` spells them in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootErrorKind {
+    /// `"config"`: its configuration file cannot be used.
+    Config,
+    /// `"pattern"`: a `gitignore` or `name_pattern` the reference rejects.
+    Pattern,
+    /// `"raises"`: the reference's arithmetic raises for this configuration.
+    Raises,
+    /// `"git"`: (`--rev`) the repository, revision or an object is unusable.
+    Git,
 }
 
 impl RootError {
@@ -92,7 +104,7 @@ impl RootError {
         };
         match e {
             Error::Config(c) => RootError {
-                kind: "config".to_string(),
+                kind: RootErrorKind::Config,
                 message: c.message.clone(),
                 file: c
                     .file
@@ -121,7 +133,7 @@ impl RootError {
                     .map(|s| format!("`{}`: ", crate::config::shorten(&s.written)))
                     .unwrap_or_default();
                 RootError {
-                    kind: "pattern".to_string(),
+                    kind: RootErrorKind::Pattern,
                     message: format!("{from_env}{written}{e}"),
                     line: config_file.as_ref().and(notes.line_of(key)),
                     file: config_file,
@@ -135,7 +147,7 @@ impl RootError {
                     .map(|s| format!(" (`{}`)", crate::config::shorten(&s.written)))
                     .unwrap_or_default();
                 RootError {
-                    kind: "raises".to_string(),
+                    kind: RootErrorKind::Raises,
                     message: format!("{} = {}{written}: {}: {r}", r.key.name(), r.limit, r.path),
                     line: config_file.as_ref().and(notes.line_of(r.key)),
                     file: config_file,
@@ -143,7 +155,7 @@ impl RootError {
                 }
             }
             Error::Git(msg) => RootError {
-                kind: "git".to_string(),
+                kind: RootErrorKind::Git,
                 message: msg.clone(),
                 file: None,
                 line: None,

@@ -31,6 +31,7 @@ pub mod discover;
 pub mod error;
 #[cfg(feature = "git")]
 pub mod git;
+pub mod model;
 pub mod ordered;
 pub mod project;
 pub mod pystr;
@@ -44,8 +45,8 @@ pub mod tokenize;
 pub mod trust;
 pub mod visible;
 
-pub use budget::{FileEntry, ScanResult, Status};
 pub use config::Config;
-pub use error::{Error, RootError};
+pub use error::{Error, RootError, RootErrorKind};
+pub use model::{FileEntry, ScanResult, Status};
 pub use render::render;
 pub use scan::{scan, RootScan, Scanner};

@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use child::{run, Outcome};
-use promptinclude::budget::Disposition;
+use promptinclude::model::Disposition;
 use promptinclude::read::read_candidate;
 use promptinclude::{Config, Scanner};
 use serde_json::Value;

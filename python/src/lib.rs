@@ -10,10 +10,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use promptinclude::audit::audit_root;
-use promptinclude::budget::{path_cost, Disposition, FileEntry, ScanResult, Status};
+use promptinclude::budget::path_cost;
 use promptinclude::config::number::ArithmeticError as ArithmeticErrorKind;
 use promptinclude::config::{Config, Key, KeyKind, LoadNotes, Setting, Value};
 use promptinclude::discover::gitwildmatch::{IgnoreSpec, PatternError, PatternErrorKind};
+use promptinclude::model::{Disposition, FileEntry, ScanResult, Status};
 use promptinclude::project::ConfigSource;
 use promptinclude::pystr::STAND_IN_BASE;
 use promptinclude::scan::RootScan;

@@ -20,12 +20,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::budget::{path_cost, Disposition, ScanResult};
-pub use crate::budget::{tokens_included, FileStatus};
+use crate::budget::path_cost;
 use crate::config::env::EnvValue;
 use crate::config::{Config, Key, LoadNotes, Number};
 use crate::discover::Candidate;
 use crate::error::Error;
+pub use crate::model::{tokens_included, FileStatus};
+use crate::model::{Disposition, ScanResult};
 use crate::project::ConfigSource;
 use crate::read::ReadOutcome;
 use crate::scan::{RootScan, Scanner};

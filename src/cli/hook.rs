@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use promptinclude::batch::Batch;
-use promptinclude::budget::Disposition;
+use promptinclude::model::Disposition;
 use promptinclude::trust::{is_too_wide, repository_top};
 use promptinclude::visible::visible;
 use promptinclude::{RootScan, ScanResult};

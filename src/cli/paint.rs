@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use promptinclude::budget::FileStatus;
+use promptinclude::model::FileStatus;
 
 use super::args::ColorWhen;
 

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::budget::ScanResult;
+use crate::model::ScanResult;
 use crate::scan::RootScan;
 
 /// What a scan record says about its root besides the reference's result.
@@ -113,7 +113,7 @@ fn push_json_str(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::{FileEntry, ScanResult, Status};
+    use crate::model::{FileEntry, ScanResult, Status};
 
     #[test]
     fn python_separators_and_escapes() {

@@ -8,7 +8,7 @@
 //! and then the whole section, goes through the host's include pass
 //! ([`super::template`]), as `read_prompt_file` does with both templates.
 
-use crate::budget::{ScanResult, Status};
+use crate::model::{ScanResult, Status};
 
 use super::template::remove_include_original;
 
@@ -65,7 +65,7 @@ pub fn render(result: &ScanResult, name_pattern: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::FileEntry;
+    use crate::model::FileEntry;
 
     fn entry(path: &str, content: &str, status: Status) -> FileEntry {
         FileEntry {

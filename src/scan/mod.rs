@@ -9,10 +9,11 @@ mod rev;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::budget::{allocate, Allocation, ScanResult};
+use crate::budget::{allocate, Allocation};
 use crate::config::Config;
 use crate::discover::{path::abspath_of, walk::discover, Candidate, Matchers};
 use crate::error::Error;
+use crate::model::ScanResult;
 use crate::read::ReadOutcome;
 use crate::trust::{Guard, ReadPolicy};
 
