@@ -37,9 +37,9 @@ use gix::objs::tree::EntryKind;
 use rayon::prelude::*;
 
 use crate::discover::path::join_rel;
-use crate::discover::walk::RECURSION_DIR_DEPTH;
+use crate::discover::rules::{self, DirRules, DirState};
 use crate::discover::{sort_candidates, Candidate, Matchers};
-use crate::sys::{fits_path_max, PATH_MAX};
+use crate::sys::fits_path_max;
 
 /// Most symbolic links followed while resolving one path (Linux's limit).
 const MAX_LINK_HOPS: u32 = 40;
@@ -348,7 +348,7 @@ impl TreeWalk<'_, '_> {
                         continue;
                     }
                     let child = join_rel(&rel, &entry.name);
-                    if !self.is_pruned(&child) {
+                    if !self.matchers.is_dir_pruned(&child) {
                         next.push((entry.id, child, depth + 1));
                     }
                 }
@@ -458,18 +458,10 @@ impl TreeWalk<'_, '_> {
         }
     }
 
-    fn is_pruned(&self, rel: &str) -> bool {
-        self.matchers
-            .ignore
-            .as_ref()
-            .is_some_and(|spec| spec.is_dir_ignored(rel))
-    }
-
     /// The walk; `None` when the reference raises `RecursionError` on this
     /// tree (only with the limits on).
     fn run(&mut self, abs_root: &[u8]) -> Result<Option<Discovered>, GitError> {
         let mut found = Discovered::default();
-        let max_depth = self.matchers.max_depth;
         let mut stack = vec![DirItem {
             tree: Some(self.root_tree),
             full: abs_root.to_vec(),
@@ -488,14 +480,17 @@ impl TreeWalk<'_, '_> {
                 Some(id) => self.entries(id)?,
                 None => Arc::new(Vec::new()),
             };
-            let separator: &[u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
-            let child_depth = dir.depth + separator.len() as i64;
-            let descend = !dir.blocked && child_depth < max_depth;
-            let check_recursion = self.limits && dir.depth == RECURSION_DIR_DEPTH;
-            let probe_depth_cut = !dir.blocked
-                && child_depth == max_depth
-                && self.limits
-                && child_depth == RECURSION_DIR_DEPTH;
+            // Every directory on the stack is one os.walk lists: walked, or
+            // at exactly max_depth and not pruned.
+            let state = DirState {
+                full: &dir.full,
+                depth: dir.depth,
+                blocked: dir.blocked,
+                listed_by_reference: true,
+            };
+            let rules = DirRules::new(self.matchers, state, self.limits, false);
+            let (separator, descend, check_recursion) =
+                (rules.separator, rules.descend, rules.check_recursion);
             for entry in entries.iter() {
                 let name = &entry.name[..];
                 let (is_dir, is_link, stat_failed, resolved) = self.classify(&dir, entry)?;
@@ -506,13 +501,11 @@ impl TreeWalk<'_, '_> {
                     if dir.blocked {
                         continue;
                     }
-                    let needed =
-                        descend && (check_recursion || !is_link) || (!is_link && probe_depth_cut);
-                    if !needed {
+                    if !rules.visits_subdir(is_link) {
                         continue;
                     }
                     let rel = join_rel(&dir.rel, name);
-                    let pruned = self.is_pruned(&rel);
+                    let pruned = self.matchers.is_dir_pruned(&rel);
                     if !descend {
                         // Listed by os.walk (exactly max_depth), for the
                         // recursion check only.
@@ -554,7 +547,7 @@ impl TreeWalk<'_, '_> {
         dir: &DirItem,
         entry: &Entry,
     ) -> Result<(bool, bool, bool, Option<Resolved>), GitError> {
-        let fits = !self.limits || dir.full.len() + 1 + entry.name.len() < PATH_MAX;
+        let fits = rules::fits(&dir.full, &entry.name, self.limits);
         Ok(match entry.kind {
             Kind::Tree | Kind::Gitlink => (true, false, false, None),
             Kind::File => (false, false, false, None),

@@ -10,6 +10,7 @@ pub mod fnmatch;
 pub mod gitwildmatch;
 pub mod path;
 mod pyregex;
+pub mod rules;
 pub mod walk;
 
 use std::cmp::Ordering;
@@ -41,6 +42,14 @@ impl Matchers {
     /// (the filesystem's and a git tree's) decides with this.
     pub fn takes_file(&self, parent_rel: &str, name: &[u8]) -> bool {
         self.name.is_match_bytes(name) && !self.is_file_ignored(parent_rel, name)
+    }
+
+    /// Whether the spec prunes the directory `rel` (relative, in matching
+    /// form): it matches `rel` or `rel + "/"` (no spec, no).
+    pub fn is_dir_pruned(&self, rel: &str) -> bool {
+        self.ignore
+            .as_ref()
+            .is_some_and(|spec| spec.is_dir_ignored(rel))
     }
 
     /// Whether the spec drops the file `name` in `parent_rel` (no spec, no).

@@ -37,7 +37,7 @@
 //! level, so the reference raises `RecursionError` on deep trees. Measured
 //! with the real scanner called from a top-level script (the default
 //! recursion limit of 1000; see `tests/path_max.rs`), it raises exactly when
-//! a directory at depth [`RECURSION_DIR_DEPTH`] (995) that `os.walk` lists
+//! a directory at depth [`RECURSION_DIR_DEPTH`](super::rules::RECURSION_DIR_DEPTH) (995) that `os.walk` lists
 //! (its depth is `<= max_depth`) holds either
 //! * an entry whose `is_dir()` must `stat` and fails (a broken or looping
 //!   symlink, one whose path is too long), or
@@ -60,12 +60,9 @@ use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::rules::{self, DirRules, DirState};
 use super::{path::join_rel, sort_candidates, Candidate, Matchers};
 use crate::sys::{self, EntryKind};
-
-/// The depth of the directories whose listing can make the reference raise
-/// `RecursionError` (see the module documentation).
-pub const RECURSION_DIR_DEPTH: i64 = 995;
 
 /// Why a directory's files are out of the scan's reach.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -265,16 +262,14 @@ fn walk_once<V: Visitor>(
 /// What [`Walk::visit`] decides once per directory, before listing it.
 struct DirPlan<'d> {
     dir: &'d DirItem,
-    /// `/`, or nothing when the directory's path already ends with one.
-    separator: &'static [u8],
-    /// The depth of its entries.
-    child_depth: i64,
-    /// Whether its subdirectories are walked (not blocked, not too deep).
-    descend: bool,
-    /// Whether the reference's recursion limit can be reached here.
-    check_recursion: bool,
-    /// Whether subdirectories at exactly `max_depth` are still looked at.
-    probe_depth_cut: bool,
+    rules: DirRules,
+}
+
+impl std::ops::Deref for DirPlan<'_> {
+    type Target = DirRules;
+    fn deref(&self) -> &DirRules {
+        &self.rules
+    }
 }
 
 /// What listing one directory collected.
@@ -307,7 +302,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
     /// Whether `os.walk` (given the full path `len` bytes long) can `stat`
     /// the entry: a path too long for the kernel cannot be.
     fn fits(&self, dir: &DirItem, name: &[u8]) -> bool {
-        self.piecewise || dir.full.len() + 1 + name.len() < sys::PATH_MAX
+        rules::fits(&dir.full, name, !self.piecewise)
     }
 
     fn visit<'s>(&'s self, scope: &rayon::Scope<'s>, mut dir: DirItem) {
@@ -372,23 +367,15 @@ impl<'m, V: Visitor> Walk<'m, V> {
 
     /// What is decided once per directory, before listing it.
     fn plan<'d>(&self, dir: &'d DirItem) -> DirPlan<'d> {
-        let max_depth = self.matchers.max_depth;
-        let separator: &'static [u8] = if dir.full.ends_with(b"/") { b"" } else { b"/" };
-        let child_depth = dir.depth + separator.len() as i64;
+        let state = DirState {
+            full: &dir.full,
+            depth: dir.depth,
+            blocked: dir.blocked.is_some(),
+            listed_by_reference: dir.listed_by_reference,
+        };
         DirPlan {
             dir,
-            separator,
-            child_depth,
-            descend: dir.blocked.is_none() && child_depth < max_depth,
-            // The reference's recursion limit is only within reach here.
-            check_recursion: !self.piecewise
-                && dir.listed_by_reference
-                && dir.depth == RECURSION_DIR_DEPTH,
-            // A directory at exactly max_depth is listed by os.walk; only its
-            // recursion check needs it (and the audit's exhaustive pass).
-            probe_depth_cut: dir.blocked.is_none()
-                && child_depth == max_depth
-                && (V::EXHAUSTIVE || (!self.piecewise && child_depth == RECURSION_DIR_DEPTH)),
+            rules: DirRules::new(self.matchers, state, !self.piecewise, V::EXHAUSTIVE),
         }
     }
 
@@ -435,8 +422,8 @@ impl<'m, V: Visitor> Walk<'m, V> {
         // max_depth` contributes nothing: unless something is reported
         // about them, whether they are pruned makes no difference.
         let max_depth = self.matchers.max_depth;
-        let needed = plan.descend && (plan.check_recursion || !is_link)
-            || (!is_link && (plan.probe_depth_cut || (V::EXHAUSTIVE && child_depth > max_depth)));
+        let needed =
+            plan.visits_subdir(is_link) || (V::EXHAUSTIVE && !is_link && child_depth > max_depth);
         if !needed {
             return;
         }
@@ -445,7 +432,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
             // Too deep: the audit's exhaustive pass goes on, and a
             // directory at exactly max_depth is listed by os.walk unless
             // pruned.
-            let pruned = self.is_pruned(&rel);
+            let pruned = self.matchers.is_dir_pruned(&rel);
             let blocked = Blocked::TooDeep {
                 dir: rel.clone(),
                 depth: child_depth,
@@ -460,7 +447,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
             }
             return;
         }
-        if self.is_pruned(&rel) {
+        if self.matchers.is_dir_pruned(&rel) {
             if V::EXHAUSTIVE && !is_link && name != b".git" {
                 let blocked = Blocked::Pruned { dir: rel.clone() };
                 let mut item = self.child(dir, separator, name, Some(Arc::new(blocked)));
@@ -497,13 +484,6 @@ impl<'m, V: Visitor> Walk<'m, V> {
         if V::EXHAUSTIVE && !dir.quiet {
             self.visitor.file(self.view(dir), name);
         }
-    }
-
-    fn is_pruned(&self, rel: &str) -> bool {
-        self.matchers
-            .ignore
-            .as_ref()
-            .is_some_and(|spec| spec.is_dir_ignored(rel))
     }
 
     fn view<'d>(&self, dir: &'d DirItem) -> DirView<'d> {

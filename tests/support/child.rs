@@ -185,6 +185,8 @@ impl Running {
         loop {
             // SAFETY: zeroed siginfo is a valid out-parameter.
             let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: `info` is a valid, writable siginfo_t; WNOWAIT leaves
+            // the child to be reaped by wait4 below.
             let rc = unsafe {
                 libc::waitid(
                     libc::P_PID,
@@ -201,6 +203,7 @@ impl Running {
         let mut status = 0;
         // SAFETY: zeroed rusage is a valid out-parameter.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `status` and `usage` are valid, writable out-parameters.
         let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
         assert_eq!(rc, pid, "wait4: {}", std::io::Error::last_os_error());
         let elapsed = self.started.elapsed();
