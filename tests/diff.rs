@@ -4,9 +4,11 @@
 //! oracle's renders of the two trees, and every rule file whose scan
 //! record changed is listed with the oracle's status and tokens.
 //!
-//! Snapshots live in tests/snapshots/diff/; the temporary repository's path
-//! is written there as `<ROOT>`. `PROMPTINCLUDE_UPDATE_SNAPSHOTS=1` rewrites
-//! them (review the change before committing it).
+//! Snapshots are insta's, in tests/snapshots/diff/; the temporary
+//! repository's path is written there as `<ROOT>`. `INSTA_UPDATE=always`
+//! rewrites them (review the change before committing it); where `CI` is set
+//! (or `INSTA_UPDATE=no`) nothing is written and a missing or changed
+//! snapshot fails.
 //!
 //! Knobs: PROMPTINCLUDE_DIFF_REPOS (random repositories, default 16),
 //! PROMPTINCLUDE_DIFF_SEED (default 5).
@@ -148,26 +150,24 @@ fn volatile(repo: &Path, base: &str, head: &str) -> Vec<(String, &'static str)> 
     ]
 }
 
+/// Compares `actual`, `volatile` values replaced by their placeholders,
+/// with the reviewed snapshot `tests/snapshots/diff/NAME.snap`. insta
+/// compares text with trailing whitespace trimmed, so an `<END>` line closes
+/// it: the last line (often a diff's empty context line, ` `) and the final
+/// newline are compared too.
 fn check_snapshot(name: &str, actual: &str, volatile: &[(String, &str)]) {
     let normalized = volatile
         .iter()
         .fold(actual.to_string(), |text, (value, placeholder)| {
             text.replace(value, placeholder)
         });
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots/diff")
-        .join(name);
-    if std::env::var("PROMPTINCLUDE_UPDATE_SNAPSHOTS").as_deref() == Ok("1") {
-        write(&path, &normalized);
-        return;
-    }
-    let expected = fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (PROMPTINCLUDE_UPDATE_SNAPSHOTS=1 writes it)",
-            path.display()
-        )
+    insta::with_settings!({
+        snapshot_path => "snapshots/diff",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, format!("{normalized}<END>"));
     });
-    assert_eq!(normalized, expected, "snapshot {name} differs");
 }
 
 fn json(out: &Output) -> Value {

@@ -107,12 +107,15 @@ fn temporaries(dir: &Path) -> Vec<String> {
     found
 }
 
-/// Starts `args`, sends SIGINT after `delay`, and returns the outcome.
-fn interrupt_after(cmd: &mut Command, delay: Duration) -> child::Outcome {
+/// The signals that end a run cleanly, taken in turn by the runs below.
+const INTERRUPTS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Starts `args`, sends `sig` after `delay`, and returns the outcome.
+fn interrupt_after(cmd: &mut Command, sig: libc::c_int, delay: Duration) -> child::Outcome {
     let child = Running::start(cmd, None);
     std::thread::sleep(delay);
     // SAFETY: plain syscall on our own, not yet reaped, child.
-    unsafe { libc::kill(child.pid(), libc::SIGINT) };
+    unsafe { libc::kill(child.pid(), sig) };
     child.finish(Duration::from_secs(60))
 }
 
@@ -131,12 +134,14 @@ fn ctrl_c_during_render_out_dir_leaves_no_partial_file() {
     // quarter of runs), so several delays make it likely that one lands mid-write.
     for (k, delay_ms) in (100u64..1900).step_by(150).enumerate() {
         let out_dir = dir.path().join(format!("out{k}"));
+        let sig = INTERRUPTS[k % INTERRUPTS.len()];
         let out = interrupt_after(
             Command::new(common::binary())
                 .args(["render", "--out-dir"])
                 .arg(&out_dir)
                 .arg("--roots-from")
                 .arg(&list),
+            sig,
             Duration::from_millis(delay_ms),
         );
         assert!(!out.timed_out);
@@ -144,7 +149,7 @@ fn ctrl_c_during_render_out_dir_leaves_no_partial_file() {
             continue; // finished before the signal: nothing to check
         }
         interrupted_mid_run += 1;
-        assert_eq!(out.signal, Some(libc::SIGINT), "{}", out.stderr_text());
+        assert_eq!(out.signal, Some(sig), "{}", out.stderr_text());
         if !out_dir.exists() {
             continue;
         }
@@ -163,7 +168,10 @@ fn ctrl_c_during_render_out_dir_leaves_no_partial_file() {
             );
         }
     }
-    assert!(interrupted_mid_run > 0, "every run finished before SIGINT");
+    assert!(
+        interrupted_mid_run > 0,
+        "every run finished before the signal"
+    );
 }
 
 #[test]
@@ -176,12 +184,14 @@ fn ctrl_c_during_bundle_leaves_no_partial_file() {
     let mut interrupted_mid_run = 0;
     for (k, delay_ms) in (150u64..1900).step_by(250).enumerate() {
         let out = parent.join(format!("b{k}"));
+        let sig = INTERRUPTS[k % INTERRUPTS.len()];
         let result = interrupt_after(
             Command::new(common::binary())
                 .args(["bundle", "--out"])
                 .arg(&out)
                 .arg("--roots-from")
                 .arg(&list),
+            sig,
             Duration::from_millis(delay_ms),
         );
         assert!(!result.timed_out);
@@ -190,12 +200,7 @@ fn ctrl_c_during_bundle_leaves_no_partial_file() {
             continue;
         }
         interrupted_mid_run += 1;
-        assert_eq!(
-            result.signal,
-            Some(libc::SIGINT),
-            "{}",
-            result.stderr_text()
-        );
+        assert_eq!(result.signal, Some(sig), "{}", result.stderr_text());
         assert_eq!(
             temporaries(&parent),
             Vec::<String>::new(),
@@ -206,7 +211,10 @@ fn ctrl_c_during_bundle_leaves_no_partial_file() {
             "a bundle appeared although the run was interrupted"
         );
     }
-    assert!(interrupted_mid_run > 0, "every run finished before SIGINT");
+    assert!(
+        interrupted_mid_run > 0,
+        "every run finished before the signal"
+    );
 }
 
 /// Runs `scan` with a configuration file holding `text` and returns stderr.

@@ -227,10 +227,8 @@ pub struct HookArgs {
     #[arg(long, value_name = "SECS", default_value_t = 5.0)]
     pub timeout: f64,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub config: ConfigArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub read: ReadArgs,
 }
 
@@ -268,10 +266,8 @@ pub struct McpArgs {
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub config: ConfigArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub read: ReadArgs,
 }
 
@@ -309,7 +305,6 @@ pub struct MergeInputs {
 #[derive(Debug, Args)]
 pub struct MergeStreamArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub inputs: MergeInputs,
     /// The shard outputs (files), in any order.
     #[arg(value_name = "INPUT", required = true)]
@@ -320,7 +315,6 @@ pub struct MergeStreamArgs {
 #[derive(Debug, Args)]
 pub struct MergeDirArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub inputs: MergeInputs,
     /// The directory to write.
     #[arg(long, value_name = "DIR")]
@@ -524,13 +518,10 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 #[derive(Debug, Args)]
 pub struct ScanArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub roots: RootArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub config: ConfigArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub read: ReadArgs,
 }
 
@@ -538,7 +529,6 @@ pub struct ScanArgs {
 #[derive(Debug, Args)]
 pub struct RenderArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub roots: RootArgs,
     /// Write one section file per root into DIR, plus DIR/index.json.
     #[arg(long, value_name = "DIR")]
@@ -549,10 +539,8 @@ pub struct RenderArgs {
     #[arg(long, conflicts_with = "out_dir")]
     pub json: bool,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub config: ConfigArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub read: ReadArgs,
 }
 
@@ -631,7 +619,6 @@ pub enum ColorWhen {
 #[derive(Debug, Args)]
 pub struct AuditArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub roots: RootArgs,
     /// JSON Lines (schema promptinclude.audit/1): one record per root, then a summary.
     #[arg(long)]
@@ -663,10 +650,8 @@ pub struct AuditArgs {
     #[arg(long, requires = "html", help_heading = "HTML report")]
     pub html_include_content: bool,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub config: ConfigArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub read: ReadArgs,
 }
 
@@ -674,16 +659,13 @@ pub struct AuditArgs {
 #[derive(Debug, Args)]
 pub struct BundleArgs {
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub roots: RootArgs,
     /// The bundle directory to write (replaced atomically if it holds a bundle).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub config: ConfigArgs,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub read: ReadArgs,
 }
 
@@ -725,7 +707,6 @@ pub struct DiffArgs {
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     pub color: ColorWhen,
     #[command(flatten)]
-    #[allow(missing_docs)]
     pub config: ConfigArgs,
 }
 

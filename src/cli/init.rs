@@ -50,7 +50,7 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
         None => {
             let exe = std::env::current_exe()
                 .context("cannot find this binary's path; give --bin CMD")?;
-            format!("{} hook {}", shell_quote(&exe), args.agent.name())
+            format!("{} hook {}", shell_quote(&exe)?, args.agent.name())
         }
     };
     let old = match std::fs::read(&file) {
@@ -172,18 +172,16 @@ fn stays_in_project(file: &Path) -> Result<()> {
     }
 }
 
-/// `path` for a POSIX shell: as is when it needs no quoting, else in single quotes.
-fn shell_quote(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let plain = !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b));
-    if plain {
-        text.into_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
+/// `path` for a POSIX shell, in `shlex`'s quoting: as is when it needs no
+/// quoting, else in single quotes (double quotes around a part that holds a
+/// `'` or a backslash).
+/// (Before `shlex`, a `'` was written as `'\''` and `%`, `,` and `=` went
+/// unquoted; entries in that form are still recognised and are rewritten in
+/// this one by the next `init`.)
+fn shell_quote(path: &Path) -> Result<String> {
+    shlex::try_quote(&path.to_string_lossy())
+        .map(std::borrow::Cow::into_owned)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
 /// When `command` runs `promptinclude hook AGENT` (any path to the binary,
@@ -199,38 +197,24 @@ fn our_hook_flags(command: &str, agent: Agent) -> Option<&str> {
     ours.then_some(rest)
 }
 
-/// The first word of a POSIX shell command with its quoting undone (single
-/// quotes, double quotes, backslashes, and words made of several quoted
-/// parts, as [`shell_quote`] writes them), and the text after it; `None`
-/// when a quote is not closed.
+/// The first word of a POSIX shell command with its quoting undone
+/// (`shlex`'s reading: quotes, backslashes, a `#` comment), and the text
+/// after it verbatim (the user's flags, kept on an update); `None` when
+/// there is no word or a quote is not closed.
+///
+/// `shlex` gives the words but not where one ends in the text, so the end
+/// is the first blank before which the text is one complete word: a blank
+/// inside quotes or after a backslash leaves an open quote or a trailing
+/// backslash before it, which `shlex` refuses.
 fn first_shell_word(command: &str) -> Option<(String, &str)> {
-    let command = command.trim_start();
-    let mut word = String::new();
-    let mut chars = command.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            c if c.is_whitespace() => return Some((word, &command[i..])),
-            '\'' => loop {
-                match chars.next()?.1 {
-                    '\'' => break,
-                    c => word.push(c),
-                }
-            },
-            '"' => loop {
-                match chars.next()?.1 {
-                    '"' => break,
-                    '\\' => match chars.next()?.1 {
-                        c @ ('"' | '\\' | '$' | '`') => word.push(c),
-                        c => word.extend(['\\', c]),
-                    },
-                    c => word.push(c),
-                }
-            },
-            '\\' => word.push(chars.next()?.1),
-            c => word.push(c),
+    let blanks = command.match_indices([' ', '\t', '\n']).map(|(i, _)| i);
+    for end in blanks.chain([command.len()]) {
+        let word = shlex::split(&command[..end]).and_then(|words| words.into_iter().next());
+        if let Some(word) = word {
+            return Some((word, &command[end..]));
         }
     }
-    Some((word, ""))
+    None
 }
 
 /// The settings text with the hook entries added or brought up to date,
@@ -482,11 +466,13 @@ mod tests {
 
     #[test]
     fn quotes_paths_for_the_shell() {
-        assert_eq!(
-            shell_quote(Path::new("/usr/bin/promptinclude")),
-            "/usr/bin/promptinclude"
-        );
-        assert_eq!(shell_quote(Path::new("/a b/it's")), r"'/a b/it'\''s'");
+        let quoted = |p: &str| shell_quote(Path::new(p)).unwrap();
+        assert_eq!(quoted("/usr/bin/promptinclude"), "/usr/bin/promptinclude");
+        assert_eq!(quoted("/a b/promptinclude"), "'/a b/promptinclude'");
+        // Deliberate changes from the hand-written quoting (`'\''`; `%,=` bare).
+        assert_eq!(quoted("/a b/it's"), r#""/a b/it's""#);
+        assert_eq!(quoted("/x/a=b,c%/pi"), "'/x/a=b,c%/pi'");
+        assert_eq!(quoted(r"/x/a\b/it's $y"), r#""/x/a\\b/it's "'$y'"#);
     }
 
     #[test]
@@ -495,8 +481,10 @@ mod tests {
             "/a b/it's/promptinclude",
             "/x/\"q\"/$HOME/promptinclude",
             "/plain/promptinclude",
+            r"/back\slash/it's $x/promptinclude",
+            "/ü/^a!/=%,/promptinclude",
         ] {
-            let cmd = format!("{} hook codex", shell_quote(Path::new(path)));
+            let cmd = format!("{} hook codex", shell_quote(Path::new(path)).unwrap());
             assert_eq!(first_shell_word(&cmd).map(|w| w.0), Some(path.to_string()));
             assert_eq!(our_hook_flags(&cmd, Agent::Codex), Some(""), "{cmd}");
             let (once, changed) = merged("{}", Agent::Codex, &cmd);
@@ -509,6 +497,42 @@ mod tests {
             first_shell_word(r#"a\ b"c\"d"'e' rest"#),
             Some((r#"a bc"de"#.to_string(), " rest"))
         );
+        assert_eq!(
+            first_shell_word("  'a b'\tc d"),
+            Some(("a b".to_string(), "\tc d"))
+        );
+        // A comment runs no command; a backslash-newline joins lines.
+        assert_eq!(first_shell_word("#/x/promptinclude hook codex"), None);
+        assert_eq!(
+            first_shell_word("/x/prompt\\\ninclude hook"),
+            Some(("/x/promptinclude".to_string(), " hook"))
+        );
+    }
+
+    #[test]
+    fn entries_an_older_init_quoted_are_updated_in_place() {
+        // The hand-written quoting before `shlex`: `'\''` for a quote, `=` bare.
+        for (old, path) in [
+            (r"'/a b/it'\''s/promptinclude'", "/a b/it's/promptinclude"),
+            ("/x/a=b/promptinclude", "/x/a=b/promptinclude"),
+        ] {
+            let text = format!(
+                r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {:?}}}]}}]}}}}"#,
+                format!("{old} hook codex --no-env")
+            );
+            let cmd = format!("{} hook codex", shell_quote(Path::new(path)).unwrap());
+            assert_ne!(cmd, format!("{old} hook codex"));
+            let (out, changed) = merged(&text, Agent::Codex, &cmd);
+            assert!(changed);
+            let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let start = doc["hooks"]["SessionStart"].as_array().unwrap();
+            assert_eq!(start.len(), 1, "no duplicate: {out}");
+            assert_eq!(start[0]["hooks"].as_array().unwrap().len(), 1, "{out}");
+            assert_eq!(
+                start[0]["hooks"][0]["command"],
+                format!("{cmd} --no-env").as_str()
+            );
+        }
     }
 
     #[test]

@@ -4,9 +4,9 @@
 //! Output files are written to a temporary name and renamed into place
 //! (`cli::atomic`), so an interrupted run never leaves a half-written file
 //! under a final name. What it could leave is the temporary itself. To
-//! prevent that, [`install`] blocks the three signals in every thread and
-//! lets one dedicated thread wait for them with `sigwait`, so no code runs in
-//! signal-handler context. On a signal that thread takes the registry lock,
+//! prevent that, [`install`] starts one dedicated thread that waits for the
+//! three signals (`signal_hook::iterator::Signals`), so no code of ours runs
+//! in signal-handler context. On a signal that thread takes the registry lock,
 //! removes every temporary still registered, and then ends the process by the
 //! same signal (default action), so a shell sees the usual "killed by
 //! SIGINT" status.
@@ -27,46 +27,50 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use signal_hook::low_level::emulate_default_handler;
+
 use super::atomic::TEMP_PREFIX;
 
 /// Temporaries that exist right now, with whether each is a directory.
 static REGISTRY: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
 
 /// The signals that trigger the cleanup.
-const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+const SIGNALS: [libc::c_int; 3] = [SIGINT, SIGTERM, SIGHUP];
 
 fn registry() -> MutexGuard<'static, Vec<(PathBuf, bool)>> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Blocks the interrupt signals in the calling thread (and so in every thread
-/// it starts afterwards) and starts the thread that handles them.
+/// Starts the thread that handles the interrupt signals, and returns once
+/// their handlers are in place.
 ///
-/// Call it first thing in `main`, before any other thread exists. If the
-/// signal thread cannot be started, the signals are unblocked again and keep
-/// their default behaviour.
+/// Call it first thing in `main`, before any temporary exists. The thread
+/// registers the handlers itself (`signal_hook`'s self-pipe: the handler
+/// only writes a byte, no code of ours runs in signal-handler context), so if
+/// it cannot be started or cannot register them, nothing is registered and
+/// the signals keep their default behaviour. (Registering here and then
+/// failing to start the thread would be worse: `signal_hook` cannot put the
+/// default action back, so the signals would be ignored.)
 pub fn install() {
-    // SAFETY: sigset_t is plain data, initialised by sigemptyset before use.
-    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
-    unsafe {
-        libc::sigemptyset(&mut set);
-        for sig in SIGNALS {
-            libc::sigaddset(&mut set, sig);
-        }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
+    let (ready, registered) = std::sync::mpsc::sync_channel(0);
     let spawned = std::thread::Builder::new()
         .name("signals".to_string())
-        .spawn(move || loop {
-            let mut sig: libc::c_int = 0;
-            // SAFETY: `set` is a valid signal set; `sig` is a valid out-parameter.
-            if unsafe { libc::sigwait(&set, &mut sig) } == 0 {
+        .spawn(move || {
+            // sigaction fails only for an invalid signal number, so this
+            // registers all three or, in theory, none.
+            let Ok(mut signals) = Signals::new(SIGNALS) else {
+                return;
+            };
+            let _ = ready.send(());
+            if let Some(sig) = signals.forever().next() {
                 clean_up_and_die(sig);
             }
         });
-    if spawned.is_err() {
-        // SAFETY: as above; restores the default behaviour.
-        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
+    if spawned.is_ok() {
+        // Err: the thread could not register the handlers (see above).
+        let _ = registered.recv();
     }
 }
 
@@ -81,16 +85,10 @@ fn clean_up_and_die(sig: libc::c_int) -> ! {
             let _ = fs::remove_file(path);
         }
     }
-    // SAFETY: restoring the default action and unblocking `sig` in this thread
-    // makes `raise` terminate the process the way the signal normally would.
-    unsafe {
-        libc::signal(sig, libc::SIG_DFL);
-        let mut only: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut only);
-        libc::sigaddset(&mut only, sig);
-        libc::pthread_sigmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
-        libc::raise(sig);
-    }
+    // Restores the default action, unblocks `sig` and raises it, so the
+    // process ends the way the signal normally ends it (a shell sees "killed
+    // by SIGINT"); it returns only for a signal it does not know.
+    let _ = emulate_default_handler(sig);
     std::process::exit(128 + sig)
 }
 

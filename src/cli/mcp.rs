@@ -61,6 +61,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
 use promptinclude::trust::is_too_wide;
@@ -345,18 +346,29 @@ fn audit(rendered: &[Rendered]) -> String {
     text
 }
 
+/// What [`file_uri`] percent-encodes: every byte but the unreserved
+/// characters (RFC 3986) and `/`.
+const URI_PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+// Not `url` (`Url::from_file_path`, `to_file_path`), which cannot do either
+// exactly: its encode set is fixed and leaves `[`, `]`, `^`, `|` and the
+// sub-delimiters raw (the first four are not allowed in an RFC 3986 path,
+// which MCP's `uri` is), and its parser is the URL Standard's, which drops
+// `..` and `%2e%2e` segments and a query or fragment, takes `\` for `/`,
+// accepts `file:/p` and `FILE:p`, and keeps a bad `%` escape as text. It
+// also brings in `idna` and ICU4X for a host that can only be `localhost`.
+// `percent-encoding` is the encoder inside `url`.
+
 /// The `file://` URI of an absolute path (RFC 8089; bytes other than
 /// unreserved characters and `/` percent-encoded).
 fn file_uri(path: &Path) -> String {
-    let mut uri = String::from("file://");
-    for &b in path.as_os_str().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
-            uri.push(char::from(b));
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
+    let path = percent_encode(path.as_os_str().as_bytes(), URI_PATH);
+    format!("file://{path}")
 }
 
 /// The path of a `file://` URI (`file:///p` or `file://localhost/p`); none
@@ -367,18 +379,15 @@ fn file_uri_path(uri: &str) -> Option<PathBuf> {
     if !rest.starts_with('/') {
         return None;
     }
-    let mut bytes = Vec::with_capacity(rest.len());
-    let mut input = rest.bytes();
-    while let Some(b) = input.next() {
-        if b == b'%' {
-            let hex = [input.next()?, input.next()?];
-            let hex = std::str::from_utf8(&hex).ok()?;
-            bytes.push(u8::from_str_radix(hex, 16).ok()?);
-        } else {
-            bytes.push(b);
-        }
-    }
-    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+    // `percent_decode` keeps a `%` that is not followed by two hex digits.
+    let escapes_ok = rest.split('%').skip(1).all(|after| {
+        after
+            .as_bytes()
+            .get(..2)
+            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    });
+    let bytes: Vec<u8> = percent_decode_str(rest).collect();
+    escapes_ok.then(|| PathBuf::from(std::ffi::OsString::from_vec(bytes)))
 }
 
 /// The string argument `key`, if given.
@@ -636,11 +645,43 @@ mod tests {
         let uri = file_uri(path);
         assert_eq!(uri, "file:///tmp/a%20b/%C3%BC%25/x.promptinclude.md");
         assert_eq!(file_uri_path(&uri).as_deref(), Some(path));
+        // Not UTF-8, and every byte that is not unreserved (nor `/`).
+        let mut bytes = b"/\xff\x80/.-_~".to_vec();
+        bytes.extend((0u8..0x80).filter(|b| !b.is_ascii_alphanumeric() && !b"/-._~".contains(b)));
+        let odd = PathBuf::from(std::ffi::OsString::from_vec(bytes));
+        let uri = file_uri(&odd);
+        assert!(
+            uri.starts_with("file:///%FF%80/.-_~%00%01")
+                && uri.ends_with("%5B%5C%5D%5E%60%7B%7C%7D%7F"),
+            "{uri}"
+        );
+        assert_eq!(file_uri_path(&uri), Some(odd));
         assert_eq!(
             file_uri_path("file://localhost/p").as_deref(),
             Some(Path::new("/p"))
         );
-        for bad in ["http://x/p", "file://host/p", "file:///%zz", "file:///%4"] {
+        // Taken as written: no URL Standard normalisation.
+        for (uri, path) in [
+            ("file:///a/%2e%2E/../b", "/a/../../b"),
+            ("file:///a\\b?c#d", "/a\\b?c#d"),
+            ("file:///%25%41%c3%bc", "/%Aü"),
+        ] {
+            assert_eq!(
+                file_uri_path(uri).as_deref(),
+                Some(Path::new(path)),
+                "{uri}"
+            );
+        }
+        for bad in [
+            "http://x/p",
+            "file://host/p",
+            "file:///%zz",
+            "file:///%4",
+            "file:///%+4",
+            "file:///%%41",
+            "file:/p",
+            "FILE:///p",
+        ] {
             assert_eq!(file_uri_path(bad), None, "{bad}");
         }
     }
