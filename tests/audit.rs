@@ -260,6 +260,7 @@ fn blank_invalid_unreadable_cropped_and_skipped() {
     );
     let fifo = root.join("c-fifo.promptinclude.md");
     let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     write(root, "d-big.promptinclude.md", "word ".repeat(3000));
     write(root, "e-late.promptinclude.md", "never reached ".repeat(20));

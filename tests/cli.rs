@@ -236,6 +236,7 @@ fn fifo_named_like_a_rule_file_is_unreadable_not_a_hang() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("b.promptinclude.md");
     let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     fs::write(dir.path().join("a.promptinclude.md"), "alpha").unwrap();
     let start = Instant::now();

@@ -240,6 +240,8 @@ fn deep_chain(root: &Path, levels: usize, rule_levels: &[usize]) -> Vec<String> 
     let mut rules = Vec::new();
     for level in 1..=levels {
         let d = c"d";
+        // SAFETY: `fd` is an open directory and `d` a NUL-terminated name;
+        // the old descriptor is closed once the new one is open.
         unsafe {
             assert_eq!(
                 libc::mkdirat(fd, d.as_ptr(), 0o755),
@@ -255,6 +257,8 @@ fn deep_chain(root: &Path, levels: usize, rule_levels: &[usize]) -> Vec<String> 
         if rule_levels.contains(&level) {
             let name = c"r.promptinclude.md";
             let text = format!("rule at level {level}\n");
+            // SAFETY: `fd` is an open directory, `name` NUL-terminated and
+            // `text` valid for its length; the file is closed.
             unsafe {
                 let f = libc::openat(fd, name.as_ptr(), libc::O_WRONLY | libc::O_CREAT, 0o644);
                 assert!(f >= 0);
@@ -267,6 +271,7 @@ fn deep_chain(root: &Path, levels: usize, rule_levels: &[usize]) -> Vec<String> 
             rules.push(format!("{path}/r.promptinclude.md"));
         }
     }
+    // SAFETY: `fd` is the last directory opened, closed once.
     unsafe { libc::close(fd) };
     rules
 }
