@@ -193,7 +193,13 @@ def _depth_limit(max_depth):
 
 def _budget(matched, max_file_tokens, max_file_count, max_total_tokens):
     """The reference's budget pass over ``matched`` (``[(path, path_tokens)]``,
-    sorted), with its comparisons and arithmetic in its operand order."""
+    sorted), with its comparisons and arithmetic in its operand order.
+
+    Only for numbers the Rust pass cannot hold (``Decimal``, ``Fraction``):
+    the arithmetic must be Python's own on the values as given. It looks
+    like the project oracle's pass (``tests/oracle/oracle.py``) on purpose and
+    shares no code with it, so the differential that checks one against
+    the other (and against the real reference) stays independent."""
     count = _native.count_tokens
     files: List[FileEntry] = []
     used = 0
