@@ -377,6 +377,18 @@ pub fn verify_root(
     reasons
 }
 
+/// `name` as a path inside a directory (an artifact named by a manifest or
+/// an `index.json`): `None` when it is empty, absolute, or has a component
+/// (`..`, `.`) that could lead out of the directory.
+pub fn inside_path(name: &str) -> Option<&Path> {
+    let relative = Path::new(name);
+    let inside = !name.is_empty()
+        && relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    inside.then_some(relative)
+}
+
 /// Reads the artifact `name` (a `what` file) of the bundle in `dir` and
 /// checks it against `sha256` (when the manifest has one); its digest, or
 /// why it fails.
@@ -386,16 +398,11 @@ fn check_artifact(
     name: &str,
     sha256: Option<&str>,
 ) -> Result<String, String> {
-    let relative = Path::new(name);
-    let inside = !name.is_empty()
-        && relative
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-    if !inside {
+    let Some(relative) = inside_path(name) else {
         return Err(format!(
             "the manifest's {what} file name {name:?} leaves the bundle"
         ));
-    }
+    };
     match std::fs::read(dir.join(relative)) {
         Ok(bytes) => {
             let digest = sha256_hex(&bytes);

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::SCHEMA;
-use promptinclude::bundle::{Manifest, ManifestError, ManifestRoot, MANIFEST_FILE};
+use promptinclude::bundle::{inside_path, Manifest, ManifestError, ManifestRoot, MANIFEST_FILE};
 use promptinclude::rootname::path_of;
 use serde::Deserialize;
 
@@ -388,13 +388,7 @@ impl<T> Source for ListSource<T> {
 /// Copies `name` (a path relative to the directory) from `from` to `to`,
 /// refusing names that would leave the directory.
 fn copy_artifact(from: &Path, to: &Path, name: &str) -> Result<()> {
-    let relative = Path::new(name);
-    if name.is_empty()
-        || relative.is_absolute()
-        || relative
-            .components()
-            .any(|c| !matches!(c, std::path::Component::Normal(_)))
-    {
+    if inside_path(name).is_none() {
         bail!(
             "{}: the file name {name:?} leaves the directory",
             from.display()

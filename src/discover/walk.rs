@@ -265,13 +265,6 @@ struct DirPlan<'d> {
     rules: DirRules,
 }
 
-impl std::ops::Deref for DirPlan<'_> {
-    type Target = DirRules;
-    fn deref(&self) -> &DirRules {
-        &self.rules
-    }
-}
-
 /// What listing one directory collected.
 #[derive(Default)]
 struct Listing {
@@ -322,7 +315,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
         let mut found = Listing::default();
         let listed = sys::read_dir(&fd, |name, kind| {
             let (is_dir, is_link, stat_failed) = self.classify(&fd, &dir, name, kind);
-            if plan.check_recursion && stat_failed {
+            if plan.rules.check_recursion && stat_failed {
                 found.raises = true;
             }
             if is_dir {
@@ -410,7 +403,8 @@ impl<'m, V: Visitor> Walk<'m, V> {
     /// A subdirectory (or a link to one) of `plan.dir`: entered, kept for
     /// what is reported about it, or passed over.
     fn on_subdir(&self, plan: &DirPlan<'_>, name: &[u8], is_link: bool, found: &mut Listing) {
-        let (dir, separator, child_depth) = (plan.dir, plan.separator, plan.child_depth);
+        let (dir, separator, child_depth) =
+            (plan.dir, plan.rules.separator, plan.rules.child_depth);
         if let Some(blocked) = &dir.blocked {
             if V::EXHAUSTIVE && !dir.quiet && !is_link && name != b".git" {
                 let item = self.child(dir, separator, name, Some(Arc::clone(blocked)));
@@ -422,13 +416,13 @@ impl<'m, V: Visitor> Walk<'m, V> {
         // max_depth` contributes nothing: unless something is reported
         // about them, whether they are pruned makes no difference.
         let max_depth = self.matchers.max_depth;
-        let needed =
-            plan.visits_subdir(is_link) || (V::EXHAUSTIVE && !is_link && child_depth > max_depth);
+        let needed = plan.rules.visits_subdir(is_link)
+            || (V::EXHAUSTIVE && !is_link && child_depth > max_depth);
         if !needed {
             return;
         }
         let rel = join_rel(&dir.rel, name);
-        if !plan.descend {
+        if !plan.rules.descend {
             // Too deep: the audit's exhaustive pass goes on, and a
             // directory at exactly max_depth is listed by os.walk unless
             // pruned.
@@ -457,7 +451,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
             }
             return;
         }
-        if plan.check_recursion {
+        if plan.rules.check_recursion {
             // os.walk goes on to it: one level too many.
             found.raises = true;
         }
@@ -473,7 +467,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
     fn on_file(&self, plan: &DirPlan<'_>, name: &[u8], files: &mut Vec<Candidate>) {
         let dir = plan.dir;
         if dir.blocked.is_none() && self.matchers.takes_file(&dir.rel, name) {
-            let full = [&dir.full[..], plan.separator, name].concat();
+            let full = [&dir.full[..], plan.rules.separator, name].concat();
             files.push(if self.piecewise {
                 Candidate::new_piecewise(full)
             } else {
