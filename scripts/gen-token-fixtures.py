@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generate expected cl100k_base token counts (and trims) from Python tiktoken.
 
-Writes fixtures/tokenize/counts.jsonl ({"text", "count"}) and
-fixtures/tokenize/trim.jsonl ({"text", "max", "out"}) for tests/tokenize.rs.
+Writes crates/tokenize/tests/fixtures/counts.jsonl ({"text", "count"}) and
+crates/tokenize/tests/fixtures/trim.jsonl ({"text", "max", "out"}) for crates/tokenize/tests/exact.rs.
 count = len(enc.encode(text, disallowed_special=())), as the reference does;
 out = the reference's trim_start(text, max).
 
@@ -20,7 +20,7 @@ import tiktoken
 
 assert tiktoken.__version__ == "0.8.0", tiktoken.__version__
 ENC = tiktoken.get_encoding("cl100k_base")
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "tokenize")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates", "tokenize", "tests", "fixtures")
 
 
 def count(text):

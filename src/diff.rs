@@ -1,260 +1,476 @@
-//! What a change does to the prompt: two scans of one root (two git
-//! revisions, or a revision and the files on disk) compared rule file by
-//! rule file, with the rendered sections compared line by line.
-//!
-//! A rule file is matched across the two scans by its full path (both
-//! scans read the same ROOT path, so the paths agree). Only what the budget
-//! pass looked at can be compared: a file it never reached on either side
-//! is listed only when it appears, disappears or changes status.
+//! `promptinclude diff`: what a change does to the prompt, as text for a
+//! terminal, JSON for tools, or Markdown for a pull-request comment.
 
-use std::time::Duration;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
 
+use anyhow::{anyhow, bail, Context, Result};
+use promptinclude::audit::relative;
+use promptinclude::batch::Batch;
+use promptinclude::diff::{Change, FileChange, FileState, PromptDiff, Totals};
+use promptinclude::visible::{visible, visible_lines};
+use promptinclude::{RootScan, Scanner};
 use serde::Serialize;
-use similar::TextDiff;
 
-use crate::config::{Config, Number};
-use crate::discover::{python_path_order, Candidate};
-use crate::model::{tokens_included, Disposition, FileStatus};
-use crate::render::render;
-use crate::scan::RootScan;
+use super::args::{DiffArgs, DiffFormat};
+use super::commands::scan_root;
+use super::exit::ExitStatus;
+use super::paint::{use_color, Paint};
+use super::settings::resolver;
 
-/// How long the line diff may search for the shortest edit script.
-const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+/// The JSON output's schema name.
+pub const SCHEMA: &str = "promptinclude.diff/1";
 
-/// How one rule file differs between the two sides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Change {
-    /// Only on the new side.
-    Added,
-    /// Only on the old side.
-    Removed,
-    /// Same status, different text or token count.
-    Changed,
-    /// A different status (`ok` → `cropped`, `cropped` → `skipped`, ...).
-    StatusChanged,
+/// GitHub refuses comments over 65,536 characters; the Markdown section
+/// diff is cut (at a line) to stay well under that.
+const MARKDOWN_DIFF_LIMIT: usize = 60_000;
+
+/// Section diffs longer than this many lines start collapsed in Markdown.
+const MARKDOWN_OPEN_LINES: usize = 40;
+
+/// One side of the comparison.
+enum Side {
+    /// A git revision of ROOT.
+    Rev(String),
+    /// The files on disk under ROOT.
+    Worktree,
 }
 
-impl Change {
-    /// The stable name (as in JSON), with a space for `status changed`.
-    pub fn label(self) -> &'static str {
+impl Side {
+    fn label(&self) -> &str {
         match self {
-            Change::Added => "added",
-            Change::Removed => "removed",
-            Change::Changed => "changed",
-            Change::StatusChanged => "status changed",
+            Side::Rev(rev) => rev,
+            Side::Worktree => "worktree",
         }
     }
-}
 
-/// One side's view of a rule file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct FileState {
-    /// What the budget pass did with it.
-    pub status: FileStatus,
-    /// Tokens of its text in the section (0 unless `ok` or `cropped`).
-    pub tokens: i64,
-}
-
-/// A rule file that differs between the two sides.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FileChange {
-    /// Its full path, as in the scan result.
-    pub path: String,
-    /// What kind of difference.
-    pub change: Change,
-    /// The old side (`None` when added).
-    pub before: Option<FileState>,
-    /// The new side (`None` when removed).
-    pub after: Option<FileState>,
-}
-
-impl FileChange {
-    /// Tokens the file adds to the section (negative when it takes some away).
-    pub fn token_delta(&self) -> i64 {
-        self.after.map_or(0, |s| s.tokens) - self.before.map_or(0, |s| s.tokens)
+    fn scan(&self, scanner: &Scanner, root: &Path) -> Result<RootScan> {
+        let rev = match self {
+            Side::Rev(rev) => Some(rev.as_str()),
+            Side::Worktree => None,
+        };
+        let scan = scan_root(scanner, root, rev).with_context(|| self.label().to_string())?;
+        if !scan.is_dir {
+            bail!("{}: {}: not a directory", self.label(), root.display());
+        }
+        Ok(scan)
     }
 }
 
-/// Totals of one side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Totals {
-    /// Rule files discovered (any status).
-    pub rule_files: usize,
-    /// Tokens of rule-file text included in the section (the budget's use).
-    pub included_tokens: i64,
-    /// The scan's `skipped_count`.
-    pub skipped_count: i64,
-    /// The total budget used, as the reference counts it: each included
-    /// file's path (its tokens + 5) and text (`ok` and `cropped` files).
-    pub budget_used: i64,
+fn revision(arg: &OsString) -> Result<Side> {
+    let rev = arg
+        .to_str()
+        .ok_or_else(|| anyhow!("revision {arg:?} is not valid UTF-8"))?;
+    if rev.is_empty() {
+        bail!("an empty revision");
+    }
+    Ok(Side::Rev(rev.to_string()))
 }
 
-/// The comparison of two scans of one root.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PromptDiff {
-    /// The rule files that differ, in the reference's path order.
-    pub files: Vec<FileChange>,
-    /// The old side's totals.
-    pub before: Totals,
-    /// The new side's totals.
-    pub after: Totals,
-    /// The total budget both sides were scanned with (`max_total_tokens`).
-    pub max_total_tokens: Number,
-    /// The old side's rendered section.
-    pub section_before: String,
-    /// The new side's rendered section.
-    pub section_after: String,
+/// BASE, HEAD and ROOT from the positional arguments.
+fn sides(args: &DiffArgs) -> Result<(Side, Side, PathBuf)> {
+    let root = |i: usize| args.args.get(i).map_or(PathBuf::from("."), PathBuf::from);
+    match (args.worktree, args.args.len()) {
+        (true, 1 | 2) => Ok((revision(&args.args[0])?, Side::Worktree, root(1))),
+        (false, 2 | 3) => Ok((revision(&args.args[0])?, revision(&args.args[1])?, root(2))),
+        (true, _) => bail!("with --worktree give BASE [ROOT] (try --help)"),
+        (false, _) => bail!("give BASE HEAD [ROOT], or --worktree BASE [ROOT] (try --help)"),
+    }
 }
 
-/// One side's rule files: path, state, and what the prompt shows of it.
-struct Seen<'a> {
-    candidate: &'a Candidate,
-    state: FileState,
-    /// The included text (for `ok`/`cropped`; empty otherwise): with equal
-    /// states, equal texts mean "no visible change". (A file's full token
-    /// count is not shown: a skipped file that grew is not a change.)
-    text: &'a str,
+/// `promptinclude diff`.
+pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
+    let (base, head, root) = sides(args)?;
+    #[cfg(feature = "git")]
+    if args.worktree && promptinclude::git::is_bare_repository(&root) {
+        bail!(
+            "{} is a bare repository: it has no work tree for --worktree to compare; \
+             compare two revisions instead (promptinclude diff BASE HEAD {})",
+            root.display(),
+            root.display()
+        );
+    }
+    let mut resolver = resolver(&args.config)?;
+    // Project files on disk need not be those of either revision.
+    resolver.project_config = false;
+    let batch = Batch::plan(std::slice::from_ref(&root), &resolver)?;
+    let planned = batch.plan_root(&root);
+    let scanner = planned.scanner().map_err(|e| anyhow!("{e}"))?;
+    let (before, after) = rayon::join(|| base.scan(scanner, &root), || head.scan(scanner, &root));
+    let (before, after) = (before?, after?);
+    let diff = PromptDiff::between(&before, &after, scanner.config());
+    let report = Report {
+        root: &root,
+        abs_root: before.abs_root.to_string_lossy().into_owned(),
+        labels: (base.label(), head.label()),
+        diff: &diff,
+        context: args.context,
+    };
+    let text = match args.format {
+        DiffFormat::Text => report.text(
+            Paint(use_color(args.color)),
+            std::io::stdout().is_terminal(),
+        ),
+        DiffFormat::Json => report.json()?,
+        DiffFormat::Markdown => report.markdown(),
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(if diff.prompt_changed() {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Success
+    })
 }
 
-fn seen(scan: &RootScan) -> Vec<Seen<'_>> {
-    let allocation = &scan.allocation;
-    let result = &allocation.result;
-    scan.candidates
-        .iter()
-        .zip(&allocation.dispositions)
-        .map(|(candidate, disposition)| {
-            let text = match disposition {
-                Disposition::Included(i) => result.files.get(*i).map_or("", |f| &f.content),
-                _ => "",
-            };
-            Seen {
-                candidate,
-                state: FileState {
-                    status: FileStatus::of(disposition, result),
-                    tokens: tokens_included(disposition, result),
-                },
-                text,
-            }
-        })
-        .collect()
+/// A diff with what its reports need to say where it comes from.
+struct Report<'a> {
+    root: &'a Path,
+    abs_root: String,
+    labels: (&'a str, &'a str),
+    diff: &'a PromptDiff,
+    context: usize,
 }
 
-fn totals(scan: &RootScan) -> Totals {
-    let result = scan.result();
-    Totals {
-        rule_files: scan.candidates.len(),
-        included_tokens: result
+fn signed(n: i64) -> String {
+    if n > 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// `ok 120`, or `-` for a side the file is not on.
+fn state(side: Option<FileState>) -> String {
+    side.map_or("-".to_string(), |s| {
+        format!("{} {}", s.status.as_str(), s.tokens)
+    })
+}
+
+/// A path as Markdown text: control characters made visible, and the
+/// characters that could start inline markup or end a table cell
+/// backslash-escaped (CommonMark allows that for any ASCII punctuation).
+fn md_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in visible(text).chars() {
+        if "\\`*_[]<>|~&!".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A code fence longer than any run of backticks in `text`.
+fn fence_for(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
+impl Report<'_> {
+    fn rel<'p>(&self, change: &'p FileChange) -> &'p str {
+        relative(&change.path, &self.abs_root)
+    }
+
+    fn section_diff(&self) -> String {
+        self.diff.unified(self.context, self.labels)
+    }
+
+    fn headline(&self) -> String {
+        let (before, after) = (&self.diff.before, &self.diff.after);
+        if self.diff.prompt_changed() {
+            let delta = after.budget_used - before.budget_used;
+            format!("the prompt changes (budget used {})", signed(delta))
+        } else {
+            "the prompt is unchanged".to_string()
+        }
+    }
+
+    /// The totals as `(label, before → after ...)` pairs.
+    fn totals(&self) -> [(&'static str, String); 3] {
+        let (b, a) = (&self.diff.before, &self.diff.after);
+        [
+            (
+                "rule-file tokens",
+                format!(
+                    "{} → {} ({})",
+                    b.included_tokens,
+                    a.included_tokens,
+                    signed(a.included_tokens - b.included_tokens)
+                ),
+            ),
+            (
+                "budget used",
+                format!(
+                    "{} → {} of {} ({})",
+                    b.budget_used,
+                    a.budget_used,
+                    self.diff.max_total_tokens,
+                    signed(a.budget_used - b.budget_used)
+                ),
+            ),
+            (
+                "rule files",
+                format!(
+                    "{} → {}, skipped_count {} → {}",
+                    b.rule_files, a.rule_files, b.skipped_count, a.skipped_count
+                ),
+            ),
+        ]
+    }
+
+    /// The report as text; `escape`: the section's lines are shown with
+    /// [`visible_lines`] (for a terminal).
+    fn text(&self, paint: Paint, escape: bool) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "promptinclude diff {}..{} in {}: {}",
+            self.labels.0,
+            self.labels.1,
+            self.root.display(),
+            self.headline()
+        );
+        let width = self
+            .diff
             .files
             .iter()
-            .map(|f| f.token_count)
-            .fold(0i64, i64::saturating_add),
-        budget_used: scan.allocation.budget_used,
-        skipped_count: result.skipped_count,
+            .map(|c| visible(self.rel(c)).chars().count())
+            .max()
+            .unwrap_or(0);
+        for change in &self.diff.files {
+            let kind = paint.code(change_color(change.change), change.change.label());
+            let pad = " ".repeat(14 - change.change.label().len());
+            let rel = visible(self.rel(change));
+            let rel_pad = " ".repeat(width - rel.chars().count());
+            let _ = writeln!(
+                out,
+                "  {kind}{pad}  {rel}{rel_pad}  {} → {}  ({})",
+                state(change.before),
+                state(change.after),
+                signed(change.token_delta())
+            );
+        }
+        for (label, value) in self.totals() {
+            let _ = writeln!(out, "{label}: {value}");
+        }
+        let section = self.section_diff();
+        if !section.is_empty() {
+            out.push('\n');
+            let (header, body) = split_header(&section);
+            out.push_str(header);
+            for line in body.split_inclusive('\n') {
+                let code = match line.as_bytes().first() {
+                    Some(b'+') => "32",
+                    Some(b'-') => "31",
+                    Some(b'@') => "36",
+                    _ => "",
+                };
+                // A rule line can hold escape sequences that would hide
+                // it, or another line, from a reviewer at a terminal.
+                let line = if escape {
+                    visible_lines(line)
+                } else {
+                    line.into()
+                };
+                let line = line.as_ref();
+                if code.is_empty() {
+                    out.push_str(line);
+                } else {
+                    let body = line.strip_suffix('\n').unwrap_or(line);
+                    out.push_str(&paint.code(code, body));
+                    out.push_str(&line[body.len()..]);
+                }
+            }
+        }
+        out
     }
-}
 
-impl PromptDiff {
-    /// Compares `before` with `after`, both scanned with `config`.
-    pub fn between(before: &RootScan, after: &RootScan, config: &Config) -> PromptDiff {
-        let ((section_before, section_after), files) = rayon::join(
-            || {
-                rayon::join(
-                    || render(before.result(), &config.name_pattern),
-                    || render(after.result(), &config.name_pattern),
-                )
-            },
-            || compare(seen(before), seen(after)),
+    fn json(&self) -> Result<String> {
+        #[derive(Serialize)]
+        struct File<'a> {
+            path: &'a str,
+            rel: &'a str,
+            change: Change,
+            before: Option<FileState>,
+            after: Option<FileState>,
+        }
+        #[derive(Serialize)]
+        struct Json<'a> {
+            schema: &'static str,
+            root: std::borrow::Cow<'a, str>,
+            base: &'a str,
+            head: &'a str,
+            prompt_changed: bool,
+            files: Vec<File<'a>>,
+            before: &'a Totals,
+            after: &'a Totals,
+            max_total_tokens: &'a promptinclude::config::Number,
+            section_diff: String,
+        }
+        let record = Json {
+            schema: SCHEMA,
+            root: self.root.to_string_lossy(),
+            base: self.labels.0,
+            head: self.labels.1,
+            prompt_changed: self.diff.prompt_changed(),
+            files: (self.diff.files.iter())
+                .map(|c| File {
+                    path: &c.path,
+                    rel: self.rel(c),
+                    change: c.change,
+                    before: c.before,
+                    after: c.after,
+                })
+                .collect(),
+            before: &self.diff.before,
+            after: &self.diff.after,
+            max_total_tokens: &self.diff.max_total_tokens,
+            section_diff: self.section_diff(),
+        };
+        let mut line = serde_json::to_string(&record).context("cannot serialise the diff")?;
+        line.push('\n');
+        Ok(line)
+    }
+
+    fn markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "### Prompt includes: {}\n", self.headline());
+        let _ = writeln!(
+            out,
+            "{} → {} in {}\n",
+            md_text(self.labels.0),
+            md_text(self.labels.1),
+            md_text(&self.root.to_string_lossy())
         );
-        PromptDiff {
-            files,
-            before: totals(before),
-            after: totals(after),
-            max_total_tokens: config.max_total_tokens.clone(),
-            section_before,
-            section_after,
+        if self.diff.files.is_empty() {
+            let _ = writeln!(out, "No rule file changed.\n");
+        } else {
+            let _ = writeln!(out, "| Rule file | Change | Before | After | Tokens |");
+            let _ = writeln!(out, "|---|---|---|---|---:|");
+            for change in &self.diff.files {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    md_text(self.rel(change)),
+                    change.change.label(),
+                    state(change.before),
+                    state(change.after),
+                    signed(change.token_delta())
+                );
+            }
+            out.push('\n');
         }
-    }
-
-    /// Whether the rendered section, and so the prompt, differs.
-    pub fn prompt_changed(&self) -> bool {
-        self.section_before != self.section_after
-    }
-
-    /// The unified diff of the rendered sections (empty when they are
-    /// equal), with `context` lines around each change and the two
-    /// labels in its `---`/`+++` header.
-    pub fn unified(&self, context: usize, labels: (&str, &str)) -> String {
-        if !self.prompt_changed() {
-            return String::new();
+        for (label, value) in self.totals() {
+            let _ = writeln!(out, "- **{label}:** {}", value.replace('_', "\\_"));
         }
-        unified_diff(&self.section_before, &self.section_after, context, labels)
+        let section = self.section_diff();
+        if section.is_empty() {
+            return out;
+        }
+        let (shown, cut) = cut_at_line(&section, MARKDOWN_DIFF_LIMIT);
+        let lines = section.lines().count();
+        let (added, removed) = split_header(&section)
+            .1
+            .lines()
+            .fold((0, 0), |(a, r), line| match line.as_bytes().first() {
+                Some(b'+') => (a + 1, r),
+                Some(b'-') => (a, r + 1),
+                _ => (a, r),
+            });
+        let open = if lines > MARKDOWN_OPEN_LINES {
+            ""
+        } else {
+            " open"
+        };
+        let fence = fence_for(shown);
+        let _ = writeln!(
+            out,
+            "\n<details{open}><summary>Rendered section diff (+{added} -{removed} lines)</summary>\n"
+        );
+        let _ = writeln!(out, "{fence}diff\n{shown}{fence}\n");
+        if cut > 0 {
+            let _ = writeln!(
+                out,
+                "{cut} more lines not shown; run `promptinclude diff` to see them all.\n"
+            );
+        }
+        let _ = writeln!(out, "</details>");
+        out
     }
 }
 
-/// The unified diff of two texts, with `context` lines around each change
-/// and the two labels in its `---`/`+++` header. Lines end at '\n' only (a
-/// '\r' in a file name stays inside its line). Myers' algorithm can take
-/// quadratic time on huge, very different texts; past a deadline it
-/// settles for a longer (still correct) diff.
-pub fn unified_diff(old: &str, new: &str, context: usize, labels: (&str, &str)) -> String {
-    let old: Vec<&str> = old.split_terminator('\n').collect();
-    let new: Vec<&str> = new.split_terminator('\n').collect();
-    TextDiff::configure()
-        .timeout(DIFF_DEADLINE)
-        .diff_slices(&old, &new)
-        .unified_diff()
-        .context_radius(context)
-        .header(labels.0, labels.1)
-        .to_string()
+/// A unified diff's `---`/`+++` header (its first two lines) and the rest:
+/// a rule line that reads `---` is a removed `----` line, not a header.
+fn split_header(diff: &str) -> (&str, &str) {
+    let header_end = diff
+        .match_indices('\n')
+        .nth(1)
+        .map_or(diff.len(), |(i, _)| i + 1);
+    diff.split_at(header_end)
 }
 
-/// Walks both sides' files (each in the reference's path order) together.
-fn compare(before: Vec<Seen<'_>>, after: Vec<Seen<'_>>) -> Vec<FileChange> {
-    let mut changes = Vec::new();
-    let mut old = before.into_iter().peekable();
-    let mut new = after.into_iter().peekable();
-    loop {
-        let order = match (old.peek(), new.peek()) {
-            (None, None) => break,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(a), Some(b)) => python_path_order(a.candidate.as_bytes(), b.candidate.as_bytes()),
-        };
-        let (a, b) = match order {
-            std::cmp::Ordering::Less => (old.next(), None),
-            std::cmp::Ordering::Greater => (None, new.next()),
-            std::cmp::Ordering::Equal => (old.next(), new.next()),
-        };
-        let change = match (&a, &b) {
-            (Some(_), None) => Change::Removed,
-            (None, Some(_)) => Change::Added,
-            (Some(a), Some(b)) if a.state.status != b.state.status => Change::StatusChanged,
-            (Some(a), Some(b)) if a.state != b.state || a.text != b.text => Change::Changed,
-            _ => continue,
-        };
-        let path = b.as_ref().or(a.as_ref()).map(|s| s.candidate.display());
-        changes.push(FileChange {
-            path: path.unwrap_or_default(),
-            change,
-            before: a.map(|s| s.state),
-            after: b.map(|s| s.state),
-        });
+/// The longest prefix of `text` ending at a line end within `limit` bytes,
+/// and how many lines were left out.
+fn cut_at_line(text: &str, limit: usize) -> (&str, usize) {
+    if text.len() <= limit {
+        return (text, 0);
     }
-    changes
+    // Searched as bytes: `limit` may fall inside a character, a '\n' never does.
+    let end = text.as_bytes()[..limit]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    (&text[..end], text[end..].lines().count())
+}
+
+fn change_color(change: Change) -> &'static str {
+    match change {
+        Change::Added => "32",
+        Change::Removed => "31",
+        Change::Changed => "36",
+        Change::StatusChanged => "33",
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::unified_diff;
+    use super::*;
 
     #[test]
-    fn unified_diff_marks_changed_lines_and_keeps_crs_inside_lines() {
-        let d = unified_diff("a\nb\r c\nd\n", "a\nB\r c\nd\ne\n", 1, ("old", "new"));
+    fn fences_outrun_the_longest_backtick_run() {
+        assert_eq!(fence_for("no ticks"), "```");
+        assert_eq!(fence_for("```\ncode\n```"), "````");
+        assert_eq!(fence_for("a ````` b"), "``````");
+    }
+
+    #[test]
+    fn markdown_text_cannot_start_markup_or_break_a_row() {
+        assert_eq!(md_text("a|b_c*.md"), "a\\|b\\_c\\*.md");
+        assert_eq!(md_text("[x](y) <b>"), "\\[x\\](y) \\<b\\>");
+        assert_eq!(md_text("new\nline\u{1b}.md"), "new\\\\nline\\\\u{1b}.md");
+        assert_eq!(md_text("plain/path.md"), "plain/path.md");
+    }
+
+    #[test]
+    fn cuts_at_a_line_end() {
+        assert_eq!(cut_at_line("ab\ncd\nef\n", 100), ("ab\ncd\nef\n", 0));
+        assert_eq!(cut_at_line("ab\ncd\nef\n", 7), ("ab\ncd\n", 1));
+        assert_eq!(cut_at_line("abcdef\n", 3), ("", 1));
+        // The limit inside a two-byte character.
+        assert_eq!(cut_at_line("ab\né\n", 4), ("ab\n", 1));
+    }
+
+    #[test]
+    fn the_header_is_the_first_two_lines_only() {
+        let diff = "--- a\n+++ b\n@@ -1,2 +1,2 @@\n----\n++++\n same\n";
         assert_eq!(
-            d,
-            "--- old\n+++ new\n@@ -1,3 +1,4 @@\n a\n-b\r c\n+B\r c\n d\n+e\n"
+            split_header(diff),
+            ("--- a\n+++ b\n", "@@ -1,2 +1,2 @@\n----\n++++\n same\n")
         );
-        assert_eq!(unified_diff("same\n", "same\n", 3, ("a", "b")), "");
+        assert_eq!(split_header("--- a\n"), ("--- a\n", ""));
     }
 }

@@ -2,17 +2,33 @@
 //! errors as one line, and map the outcome to an exit code
 //! (0 ok, 1 attention needed, 2 error).
 
-mod cli;
+mod args;
+mod atomic;
+mod audit;
+mod bundle;
+mod commands;
+mod diff;
+mod exit;
+mod hook;
+mod init;
+mod interrupt;
+mod json_doc;
+#[cfg(feature = "mcp")]
+mod mcp;
+mod merge;
+mod paint;
+mod progress;
+mod settings;
 
 use std::process::ExitCode;
 
+use args::{Cli, Command};
 use clap::Parser;
-use cli::args::{Cli, Command};
-use cli::exit::ExitStatus;
+use exit::ExitStatus;
 
 fn main() -> ExitCode {
     // Before any other thread exists: Ctrl-C must not leave temporary files behind.
-    cli::interrupt::install();
+    interrupt::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -22,18 +38,18 @@ fn main() -> ExitCode {
         }
     };
     let result = match &cli.command {
-        Command::Scan(args) => cli::commands::scan(args),
-        Command::Render(args) => cli::commands::render_cmd(args),
-        Command::CheckIgnore(args) => cli::commands::check_ignore(args),
-        Command::Audit(args) => cli::audit::audit(args),
-        Command::Bundle(args) => cli::bundle::bundle(args),
-        Command::Verify(args) => cli::bundle::verify(args),
-        Command::Merge(command) => cli::merge::merge(command),
-        Command::Diff(args) => cli::diff::diff(args),
-        Command::Hook(args) => cli::hook::hook(args),
-        Command::Init(args) => cli::init::init(args),
+        Command::Scan(args) => commands::scan(args),
+        Command::Render(args) => commands::render_cmd(args),
+        Command::CheckIgnore(args) => commands::check_ignore(args),
+        Command::Audit(args) => audit::audit(args),
+        Command::Bundle(args) => bundle::bundle(args),
+        Command::Verify(args) => bundle::verify(args),
+        Command::Merge(command) => merge::merge(command),
+        Command::Diff(args) => diff::diff(args),
+        Command::Hook(args) => hook::hook(args),
+        Command::Init(args) => init::init(args),
         #[cfg(feature = "mcp")]
-        Command::Mcp(args) => cli::mcp::mcp(args),
+        Command::Mcp(args) => mcp::mcp(args),
     };
     match result {
         Ok(status) => status.into(),

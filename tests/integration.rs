@@ -24,6 +24,5 @@ mod path_max;
 mod project_config;
 mod properties;
 mod resources;
-mod tokenize;
 mod untrusted;
 mod vectors;

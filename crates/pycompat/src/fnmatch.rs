@@ -26,7 +26,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use super::pyregex::{parse_python_class, push_class, push_literal, ClassToken, NEVER};
+use crate::pyregex::{parse_python_class, push_class, push_literal, ClassToken, NEVER};
 
 /// Size limit for a compiled name pattern (the default limit could reject long patterns
 /// that Python accepts).
@@ -77,7 +77,7 @@ impl NamePattern {
             Some(m) => m,
             None => {
                 let source = translate(pattern);
-                if crate::discover::needs_more_than(&source, MAX_NAME_MATCH_BYTES) {
+                if crate::needs_more_than(&source, MAX_NAME_MATCH_BYTES) {
                     Matcher::Never
                 } else {
                     Matcher::Regex(

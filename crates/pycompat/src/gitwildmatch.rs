@@ -42,7 +42,7 @@ use std::fmt;
 use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
-use super::pyregex::{parse_python_class, push_class, push_literal, ClassToken, NEVER};
+use crate::pyregex::{parse_python_class, push_class, push_literal, ClassToken, NEVER};
 use regex_syntax::hir::{Hir, HirKind};
 
 use crate::pystr::{py_rstrip, py_splitlines, py_strip};
@@ -219,7 +219,7 @@ impl IgnoreSpec {
                     // like a no-op line, and is not compiled.
                     regex: t
                         .regex
-                        .filter(|r| !crate::discover::needs_more_than(r, MAX_PATH_MATCH_BYTES)),
+                        .filter(|r| !crate::needs_more_than(r, MAX_PATH_MATCH_BYTES)),
                 }),
                 Err(failure) => {
                     return Err(PatternError {
@@ -784,7 +784,11 @@ mod prefilter_tests {
 
     #[test]
     fn default_spec_has_required_literals() {
-        let s = spec(crate::config::DEFAULT_GITIGNORE);
+        // The plugin's default `gitignore` (promptinclude's `DEFAULT_GITIGNORE`).
+        let s = spec(
+            "venv/**\n**/__pycache__/**\n**/node_modules/**\n**/.npm/**\n**/.git/**\n**/.conda/**\n\
+             **/.cache/**\n**/dist/**\n**/build/**\n**/.tox/**\n**/.eggs/**\n**/*.egg-info/**\n",
+        );
         assert!(s.required.is_some());
         assert!(s.lacks_required_literal("src/components/button"));
         assert!(!s.lacks_required_literal("src/node_modules/x"));

@@ -4,10 +4,10 @@
 //! into the `regex` crate's syntax with CPython 3.11's parsing rules.
 
 /// A Rust regex that never matches (an empty class).
-pub(super) const NEVER: &str = r"[^\x{0}-\x{10FFFF}]";
+pub(crate) const NEVER: &str = r"[^\x{0}-\x{10FFFF}]";
 
 /// Appends `c` as a literal.
-pub(super) fn push_literal(out: &mut String, c: char) {
+pub(crate) fn push_literal(out: &mut String, c: char) {
     let mut buf = [0u8; 4];
     out.push_str(&regex::escape(c.encode_utf8(&mut buf)));
 }
@@ -15,11 +15,11 @@ pub(super) fn push_literal(out: &mut String, c: char) {
 /// One token of Python class text: a character, and whether it was written with a
 /// backslash (an escaped `]` or `-` has no special meaning).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct ClassToken {
+pub(crate) struct ClassToken {
     /// The character the token stands for.
-    pub(super) c: char,
+    pub(crate) c: char,
     /// Whether the token was `\c` in the Python text.
-    pub(super) escaped: bool,
+    pub(crate) escaped: bool,
 }
 
 /// Parses the body of a Python `re` character class, the tokens after `[` and an
@@ -29,7 +29,7 @@ pub(super) struct ClassToken {
 /// a range with `hi < lo` is `re.error: bad character range`.
 ///
 /// Returns the inclusive `(lo, hi)` ranges, or the `re.error` message.
-pub(super) fn parse_python_class(tokens: &[ClassToken]) -> Result<Vec<(char, char)>, String> {
+pub(crate) fn parse_python_class(tokens: &[ClassToken]) -> Result<Vec<(char, char)>, String> {
     let text = |t: &ClassToken| {
         if t.escaped {
             format!("\\{}", t.c)
@@ -71,7 +71,7 @@ pub(super) fn parse_python_class(tokens: &[ClassToken]) -> Result<Vec<(char, cha
 
 /// Appends a Rust class with the given members; `negate` gives `[^…]`, which (as in
 /// Python) also matches `/` and `\n`.
-pub(super) fn push_class(out: &mut String, negate: bool, items: &[(char, char)]) {
+pub(crate) fn push_class(out: &mut String, negate: bool, items: &[(char, char)]) {
     use std::fmt::Write as _;
     out.push('[');
     if negate {
@@ -85,4 +85,21 @@ pub(super) fn push_class(out: &mut String, negate: bool, items: &[(char, char)])
         }
     }
     out.push(']');
+}
+
+/// Whether every match of the regex `source` is longer than `max_bytes`
+/// (so it can never match a shorter subject). `false` when unsure.
+pub fn needs_more_than(source: &str, max_bytes: usize) -> bool {
+    // Cheap first: without counted repetitions (which the translations never
+    // write) no regex requires more bytes than its own source has.
+    if source.len() <= max_bytes {
+        return false;
+    }
+    regex_syntax::ParserBuilder::new()
+        .nest_limit(1000)
+        .build()
+        .parse(source)
+        .ok()
+        .and_then(|hir| hir.properties().minimum_len())
+        .is_some_and(|min| min > max_bytes)
 }

@@ -6,9 +6,9 @@
 //! escapes (`"\udcff"`), and duplicate keys (the last wins). Only the top
 //! level is kept in detail; nested values are checked and summarised.
 
-use super::number::Number;
-use super::value::{lone_surrogate_stand_in, Value};
-use super::{Entry, SyntaxError};
+use crate::document::{Entry, SyntaxError};
+use crate::number::Number;
+use crate::value::{lone_surrogate_stand_in, Value};
 
 /// Python refuses to convert integers with more decimal digits than this
 /// (`sys.get_int_max_str_digits()`, 3.11's default).

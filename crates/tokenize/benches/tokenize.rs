@@ -1,10 +1,10 @@
-// Benchmarks for `promptinclude::tokenize`: token counting on prose, code,
+// Benchmarks for `promptinclude_tokenize`: token counting on prose, code,
 // CJK (bpe-openai alone, the start-up engine, the loaded engine), a 1 MB
 // mixed text (single-threaded vs split-parallel), 100 KB
 // pathological runs of one character class, and the zero-load fast path.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use promptinclude::tokenize::{count_bpe, count_fast, count_hybrid, count_large};
+use promptinclude_tokenize::{count_bpe, count_fast, count_hybrid, count_large};
 
 const PROSE: &str = "Always use tabs for indentation. Don't commit secrets; it's 2024 and \
     we've learned that the hard way. When in doubt, ask the user before deleting files, \

@@ -1,11 +1,11 @@
-//! Exactness tests for `promptinclude::tokenize`: every counting engine
+//! Exactness tests for `promptinclude_tokenize`: every counting engine
 //! against `tiktoken-rs` (and bpe-openai's own pre-tokenizer) on random
 //! strings from a fixed-seed generator, against Python tiktoken 0.8.0 on the
-//! fixtures in `fixtures/tokenize/`, the embedded table against bpe-openai's
+//! fixtures in `tests/fixtures/`, the embedded table against bpe-openai's
 //! vocabulary and the regex engine's Unicode classes, the split rule used for
 //! parallel counting, trimming, and pathological runs.
 
-use promptinclude::tokenize::{
+use promptinclude_tokenize::{
     char_classes, count, count_bpe, count_fast, count_fast_uncached, count_hybrid, count_large,
     count_piece_windowed, cut_points, is_cut, pieces, table_rank, table_tokens, trim, trim_counted,
     LONG_PIECE,
@@ -278,16 +278,16 @@ fn pieces_match_bpe_openai_pretokenizer() {
     }
 }
 
-/// Lines of `fixtures/tokenize/<name>` (written by `scripts/gen-token-fixtures.py`).
+/// Lines of `tests/fixtures/<name>` (written by `scripts/gen-token-fixtures.py`).
 fn fixture_lines(name: &str) -> Vec<serde_json::Value> {
-    let path = format!("{}/fixtures/tokenize/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     let data = std::fs::read_to_string(&path).expect(&path);
     data.lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect()
 }
 
-/// Real text: this crate's own sources and docs, whole files and line by line.
+/// Real text: the workspace's own sources and docs, whole files and line by line.
 #[test]
 fn repository_files_match_tiktoken() {
     fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -311,7 +311,10 @@ fn repository_files_match_tiktoken() {
         }
     }
     let mut files = Vec::new();
-    walk(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), &mut files);
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        &mut files,
+    );
     for f in files.iter().take(400) {
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;

@@ -6,10 +6,6 @@
 //! [`Candidate`]s come back sorted by their full path string in code points,
 //! as Python's `sorted()` orders them.
 
-pub mod fnmatch;
-pub mod gitwildmatch;
-pub mod path;
-mod pyregex;
 pub mod rules;
 pub mod walk;
 
@@ -21,6 +17,7 @@ use std::path::Path;
 use crate::config::Config;
 use fnmatch::NamePattern;
 use gitwildmatch::{IgnoreSpec, PatternError};
+pub use promptinclude_pycompat::{fnmatch, gitwildmatch, path};
 
 /// The compiled filters of a configuration.
 #[derive(Debug)]
@@ -167,23 +164,6 @@ pub fn python_path_order(a: &[u8], b: &[u8]) -> Ordering {
         return a.cmp(b);
     }
     path::code_points(a).cmp(path::code_points(b))
-}
-
-/// Whether every match of the regex `source` is longer than `max_bytes`
-/// (so it can never match a shorter subject). `false` when unsure.
-pub fn needs_more_than(source: &str, max_bytes: usize) -> bool {
-    // Cheap first: without counted repetitions (which the translations never
-    // write) no regex requires more bytes than its own source has.
-    if source.len() <= max_bytes {
-        return false;
-    }
-    regex_syntax::ParserBuilder::new()
-        .nest_limit(1000)
-        .build()
-        .parse(source)
-        .ok()
-        .and_then(|hir| hir.properties().minimum_len())
-        .is_some_and(|min| min > max_bytes)
 }
 
 /// Sorts candidates into the reference's order.

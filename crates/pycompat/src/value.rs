@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::number::Number;
+use crate::number::Number;
 
 /// A value loaded from a configuration document.
 #[derive(Clone, Debug, PartialEq)]

@@ -34,16 +34,17 @@ pub mod git;
 pub mod model;
 pub mod ordered;
 pub mod project;
-pub mod pystr;
 pub mod read;
 pub mod render;
 pub mod rootname;
 pub mod scan;
 pub mod shard;
 mod sys;
-pub mod tokenize;
 pub mod trust;
 pub mod visible;
+
+pub use promptinclude_pycompat::pystr;
+pub use promptinclude_tokenize as tokenize;
 
 pub use config::Config;
 pub use error::{Error, RootError, RootErrorKind};

@@ -15,10 +15,10 @@ use regex::Regex;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-use super::json::MAX_INT_DIGITS;
-use super::number::Number;
-use super::value::Value;
-use super::{Entry, SyntaxError};
+use crate::document::{shorten, Entry, SyntaxError};
+use crate::json::MAX_INT_DIGITS;
+use crate::number::Number;
+use crate::value::Value;
 
 /// Parses a YAML document whose top level must be a mapping (or empty,
 /// which PyYAML loads as `None` and the host treats as `{}`).
@@ -52,12 +52,8 @@ pub fn parse_mapping(text: &str) -> Result<Vec<Entry>, SyntaxError> {
                 let key = construct(key)?;
                 let value = construct(value).map_err(|mut e| {
                     if let Value::Str(name) = &key {
-                        e.message = format!("`{}`: {}", super::shorten(&written), e.message);
-                        if super::Key::from_name(name).is_some() {
-                            e.key = Some(name.clone());
-                        } else {
-                            e.message = format!("key {name:?}: {}", e.message);
-                        }
+                        e.message = format!("`{}`: {}", shorten(&written), e.message);
+                        e.key = Some(name.clone());
                     }
                     e
                 })?;
@@ -132,7 +128,7 @@ fn build(text: &str) -> Result<Builder, SyntaxError> {
 
 /// Rewrites each `\uXXXX` escape of a surrogate (D800–DFFF) inside a
 /// double-quoted scalar as the `\U` escape of its stand-in (see
-/// [`super::value::lone_surrogate_stand_in`]); single-quoted and plain
+/// [`crate::value::lone_surrogate_stand_in`]); single-quoted and plain
 /// scalars and comments, where `\u` is just text, are left alone.
 fn surrogate_escapes_as_stand_ins(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -201,7 +197,7 @@ fn rewrite_surrogate_escapes(text: &str) -> String {
             return c[0].to_string();
         }
         let code = u32::from_str_radix(&c[2], 16).unwrap_or(0xD800);
-        let stand_in = super::value::lone_surrogate_stand_in(code) as u32;
+        let stand_in = crate::value::lone_surrogate_stand_in(code) as u32;
         format!("{}U{stand_in:08X}", &slashes[..slashes.len()])
     })
     .into_owned()

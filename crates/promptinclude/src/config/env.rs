@@ -9,8 +9,8 @@
 //! for text. A value that does not convert keeps the default (the host
 //! prints a warning).
 
-use super::number::Number;
 use super::{Config, Key, KeyKind, Setting};
+use promptinclude_pycompat::number::Number;
 
 /// The plugin name in the variable names.
 const PLUGIN: &str = "_promptinclude";
@@ -95,7 +95,7 @@ pub fn py_int(text: &str) -> Option<Number> {
         && !body.contains("__")
         && body.bytes().all(|b| b.is_ascii_digit() || b == b'_');
     let digits = body.replace('_', "");
-    (well_formed && digits.len() <= super::json::MAX_INT_DIGITS)
+    (well_formed && digits.len() <= promptinclude_pycompat::json::MAX_INT_DIGITS)
         .then(|| Number::from_digits(negative, &digits, 10))
 }
 

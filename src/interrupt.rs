@@ -2,7 +2,7 @@
 //! written: no temporary file or directory is left behind.
 //!
 //! Output files are written to a temporary name and renamed into place
-//! (`cli::atomic`), so an interrupted run never leaves a half-written file
+//! (`atomic`), so an interrupted run never leaves a half-written file
 //! under a final name. What it could leave is the temporary itself. To
 //! prevent that, [`install`] starts one dedicated thread that waits for the
 //! three signals (`signal_hook::iterator::Signals`), so no code of ours runs
@@ -12,7 +12,7 @@
 //! SIGINT" status.
 //!
 //! A temporary is created (a new random name in the target's directory,
-//! never an existing file or a symlink: see `cli::atomic`) and registered
+//! never an existing file or a symlink: see `atomic`) and registered
 //! under the registry lock ([`create_file`], [`create_dir`]), and renamed
 //! into place and unregistered under the same lock ([`Tracked::commit`]). Once the signal thread holds the
 //! lock, no new temporary can appear and none can be half-committed: each one
@@ -31,7 +31,8 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use signal_hook::low_level::emulate_default_handler;
 
-use super::atomic::TEMP_PREFIX;
+/// Prefix of temporary files; anything left with it is from an interrupted run.
+pub const TEMP_PREFIX: &str = ".promptinclude-tmp-";
 
 /// Temporaries that exist right now, with whether each is a directory.
 static REGISTRY: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());

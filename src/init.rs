@@ -2,13 +2,13 @@
 //! agent's settings file, keeping everything else in it as it was.
 //!
 //! "As it was" means byte for byte: the merge is an edit of the text
-//! (`cli::json_doc`), not a re-serialisation, so indentation, CRLF, number
+//! (`json_doc`), not a re-serialisation, so indentation, CRLF, number
 //! spellings and escapes outside the hook entries survive, new entries
 //! follow the file's own layout, and a file that needs no change is not
 //! written at all. What is JSON is still `serde_json`'s call (Claude Code's
 //! settings are plain JSON: comments or trailing commas are refused). The
 //! file is replaced atomically with its mode kept, through a symlink when it
-//! is one (`cli::atomic::write_through`).
+//! is one (`atomic::write_through`).
 //!
 //! Where the agents read hooks from, and their shape:
 //!
@@ -351,7 +351,7 @@ fn new_group(matcher: Option<&str>, cmd: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::json_doc::ordered::Json;
+    use crate::json_doc::ordered::Json;
 
     /// `text` after `init`, compact (as the value the agent reads), and
     /// whether it changed.
@@ -584,8 +584,8 @@ mod tests {
     /// must agree with.
     mod model {
         use super::super::{events, our_hook_flags, TIMEOUT_SECS};
-        use crate::cli::args::Agent;
-        use crate::cli::json_doc::ordered::Json;
+        use crate::args::Agent;
+        use crate::json_doc::ordered::Json;
         use anyhow::{anyhow, Result};
 
         /// Adds (or updates) the hook entries in `doc`; returns whether it changed.

@@ -17,16 +17,15 @@
 
 pub mod env;
 mod error;
-pub mod json;
-pub mod number;
-pub mod value;
-pub mod yaml;
 
 use std::path::Path;
 
 pub use error::ConfigError;
-pub use number::Number;
-pub use value::Value;
+pub use promptinclude_pycompat::document::shorten;
+use promptinclude_pycompat::document::Entry;
+pub use promptinclude_pycompat::number::{self, Number};
+pub use promptinclude_pycompat::value::{self, Value};
+use promptinclude_pycompat::{json, yaml};
 
 /// The default `gitignore` text of the reference plugin (12 lines).
 pub const DEFAULT_GITIGNORE: &str = "venv/**\n**/__pycache__/**\n**/node_modules/**\n**/.npm/**\n\
@@ -264,11 +263,21 @@ impl Config {
             Format::Json => json::parse_object(text),
             Format::Yaml => yaml::parse_mapping(text),
         }
-        .map_err(|e| ConfigError {
-            file: None,
-            line: e.line,
-            key: e.key,
-            message: e.message,
+        .map_err(|e| {
+            // The loaders name the key whose value they reject; a key that is
+            // none of the six is named in the message instead.
+            let (key, message) = match e.key {
+                Some(name) if Key::from_name(&name).is_none() => {
+                    (None, format!("key {name:?}: {}", e.message))
+                }
+                key => (key, e.message),
+            };
+            ConfigError {
+                file: None,
+                line: e.line,
+                key,
+                message,
+            }
         })?;
         let mut config = base.clone();
         let mut notes = LoadNotes::default();
@@ -330,30 +339,6 @@ impl Config {
     }
 }
 
-/// One `key: value` of a document's top level, with the key's 1-based line.
-#[derive(Clone, Debug)]
-pub struct Entry {
-    /// The key as written.
-    pub key: String,
-    /// The value as written in the document (for messages).
-    pub written: String,
-    /// The loaded value.
-    pub value: Value,
-    /// 1-based line of the key.
-    pub line: usize,
-}
-
-/// A document that Python's loader rejects.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyntaxError {
-    /// 1-based line, where known.
-    pub line: Option<usize>,
-    /// The top-level key whose value the loader rejects, if any.
-    pub key: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
-
 /// What loading a configuration file found besides the values.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadNotes {
@@ -386,19 +371,6 @@ pub struct KeySource {
     pub line: usize,
     /// The value as written.
     pub written: String,
-}
-
-/// `text` for a one-line message: line breaks shown as `\n`, cut to 60
-/// characters.
-pub fn shorten(text: &str) -> String {
-    let text = text.trim().replace('\n', "\\n").replace('\r', "\\r");
-    let text = text.as_str();
-    if text.chars().count() <= 60 {
-        text.to_string()
-    } else {
-        let head: String = text.chars().take(60).collect();
-        format!("{head}...")
-    }
 }
 
 /// A key of a configuration file that is none of [`Key::ALL`]: ignored, as the
@@ -436,7 +408,7 @@ mod tests {
 
     #[test]
     fn bundled_default_yaml_equals_defaults() {
-        let text = include_str!("../../fixtures/config/default_config.yaml");
+        let text = include_str!("../../../../fixtures/config/default_config.yaml");
         let c = Config::from_text(
             text,
             Format::Yaml,

@@ -1,5 +1,5 @@
 //! Command-line arguments (clap derive). Validation only; the resolved
-//! configuration is built in `cli::settings`.
+//! configuration is built in `settings`.
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //!
 //! * The bytes go to a new temporary file in the target's directory, named
 //!   [`TEMP_PREFIX`] and random characters and opened with
-//!   `O_CREAT | O_EXCL | O_NOFOLLOW` (`cli::interrupt::create_file`): a
+//!   `O_CREAT | O_EXCL | O_NOFOLLOW` (`interrupt::create_file`): a
 //!   symlink or file planted at a name we might use is never opened, so a
 //!   local attacker cannot make us write through it. The temporary is
 //!   flushed to disk, then renamed over the target, so the target is either
@@ -27,9 +27,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::interrupt;
-
-/// Prefix of temporary files; anything left with it is from an interrupted run.
-pub const TEMP_PREFIX: &str = ".promptinclude-tmp-";
+pub use super::interrupt::TEMP_PREFIX;
 
 /// Links followed at most by [`write_through`] (Linux's own limit).
 const MAX_LINKS: usize = 40;
@@ -73,7 +71,7 @@ pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
-    // The temporary is removed on any error, and on an interrupt (see `cli::interrupt`).
+    // The temporary is removed on any error, and on an interrupt (see `interrupt`).
     let result = (|| -> io::Result<()> {
         let mode = existing_mode(path)?;
         let (file, tracked) = interrupt::create_file(parent_dir(path), mode.unwrap_or(0o666))?;
