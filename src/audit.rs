@@ -12,20 +12,20 @@ use anyhow::{Context, Result};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::warnings::WarningKind;
-use promptinclude::audit::{audit_root_at, percent, relative, FileStatus, Record, RootAudit};
+use promptinclude::audit::{audit_root_at, write_record, FileStatus, RootAudit};
 use promptinclude::batch::Batch;
-use promptinclude::visible::visible;
 use promptinclude::RootError;
-use serde::Serialize;
 
 use super::args::{AuditArgs, FailOn};
-use super::atomic::{parent_dir, write_atomic_with};
-use super::commands::{report_root_error, ErrorRecord};
+use super::commands::report_root_error;
 use super::exit::ExitStatus;
-use super::interrupt;
 use super::paint::{use_color, Paint};
 use super::progress::Progress;
 use super::settings::{init_threads, select_roots};
+use promptinclude::artifact::temp::{self, Tracked};
+use promptinclude::artifact::{parent_dir, write_atomic_with};
+use promptinclude::audit::text::{self, shown, Style};
+use promptinclude::render::ErrorRecord;
 
 /// The gates asked for on the command line.
 struct Gates {
@@ -163,9 +163,8 @@ struct AuditOutput {
     html: Option<HtmlParts>,
     out: std::io::BufWriter<std::io::StdoutLock<'static>>,
     json: bool,
-    paint: Paint,
-    /// Names and messages are shown with [`visible`] (stdout is a terminal).
-    escape: bool,
+    /// Colours, and names and messages shown with `visible` (stdout is a terminal).
+    style: Style,
 }
 
 impl AuditOutput {
@@ -181,8 +180,10 @@ impl AuditOutput {
             html,
             out,
             json: args.json,
-            paint,
-            escape: !args.json && std::io::stdout().is_terminal(),
+            style: Style {
+                paint,
+                escape: !args.json && std::io::stdout().is_terminal(),
+            },
         })
     }
 
@@ -193,12 +194,7 @@ impl AuditOutput {
         if self.json {
             write_record(&mut self.out, "error", &ErrorRecord::new(given, error))?;
         } else {
-            let (root, error) = (shown(self.escape, &root), error.to_string());
-            writeln!(
-                self.out,
-                "{root}\n  error: {}\n",
-                shown(self.escape, &error)
-            )?;
+            text::write_error(&mut self.out, &root, error, self.style)?;
         }
         match &mut self.html {
             Some(html) => html
@@ -213,7 +209,7 @@ impl AuditOutput {
         if self.json {
             write_record(&mut self.out, "root", report)?;
         } else {
-            write_report(&mut self.out, report, self.paint, self.escape)?;
+            text::write_root(&mut self.out, report, self.style)?;
         }
         match &mut self.html {
             Some(html) => html.report.write_root(&mut html.body, report, section),
@@ -227,7 +223,7 @@ impl AuditOutput {
         if self.json {
             write_record(&mut self.out, "summary", summary)?;
         } else {
-            write_summary(&mut self.out, summary, self.paint)?;
+            text::write_summary(&mut self.out, summary, self.style)?;
         }
         self.out.flush()?;
         if let Some(html) = self.html {
@@ -262,14 +258,14 @@ struct HtmlParts {
     path: PathBuf,
     report: HtmlReport,
     body: std::io::BufWriter<std::fs::File>,
-    tracked: interrupt::Tracked,
+    tracked: Tracked,
 }
 
 impl HtmlParts {
     /// The page to be written to `path`, its temporary file created.
     fn new(path: &Path, include_content: bool) -> Result<HtmlParts> {
         // A scratch file beside the page, never published: private to us.
-        let (file, tracked) = interrupt::create_file(parent_dir(path), 0o600)
+        let (file, tracked) = temp::create_file(parent_dir(path), 0o600)
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(HtmlParts {
             path: path.to_path_buf(),
@@ -288,205 +284,4 @@ impl HtmlParts {
         drop(self.tracked);
         Ok(())
     }
-}
-
-/// Writes one `audit --json` record (JSON Lines).
-pub fn write_record<T: Serialize>(
-    out: &mut impl Write,
-    kind: &'static str,
-    data: &T,
-) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &Record::new(kind, data))?;
-    out.write_all(b"\n")
-}
-
-/// `text` as shown: with [`visible`] when `escape` (a terminal), else as is.
-fn shown(escape: bool, text: &str) -> std::borrow::Cow<'_, str> {
-    if escape {
-        visible(text)
-    } else {
-        text.into()
-    }
-}
-
-fn write_report(
-    out: &mut impl Write,
-    report: &RootAudit,
-    paint: Paint,
-    escape: bool,
-) -> std::io::Result<()> {
-    let title = if report.root == report.abs_root {
-        report.root.clone()
-    } else {
-        format!("{} ({})", report.root, report.abs_root)
-    };
-    writeln!(out, "{}", paint.code("1", &shown(escape, &title)))?;
-    let source = report.config_source.to_string();
-    writeln!(out, "config: {}", shown(escape, &source))?;
-    for env in &report.env {
-        let verdict = if env.applied {
-            "applied"
-        } else {
-            "not an integer: ignored"
-        };
-        writeln!(out, "env: {}={:?} ({verdict})", env.variable, env.raw)?;
-    }
-    write_file_table(out, report, paint, escape)?;
-    write_warnings(out, report, paint, escape)?;
-    let t = &report.totals;
-    writeln!(
-        out,
-        "total: rule files {} (ok {}, cropped {}, skipped {}, blank {}, unreadable {}); \
-         tokens included {} of {} counted; budget used {} of {} ({}); warnings {}",
-        t.rule_files,
-        t.ok,
-        t.cropped,
-        t.skipped,
-        t.blank,
-        t.unreadable,
-        t.tokens_included,
-        t.tokens_counted,
-        t.budget_used,
-        report.config.max_total_tokens,
-        percent(t.budget_share),
-        t.warnings,
-    )?;
-    writeln!(out)
-}
-
-/// The table of a root's rule files (or "no rule files").
-fn write_file_table(
-    out: &mut impl Write,
-    report: &RootAudit,
-    paint: Paint,
-    escape: bool,
-) -> std::io::Result<()> {
-    let rows: Vec<[String; 4]> = report
-        .files
-        .iter()
-        .map(|f| {
-            let included = matches!(f.status, FileStatus::Ok | FileStatus::Cropped);
-            [
-                f.tokens_counted.map_or("-".to_string(), |n| n.to_string()),
-                if included {
-                    f.tokens_included.to_string()
-                } else {
-                    "-".to_string()
-                },
-                if included {
-                    percent(f.budget_share)
-                } else {
-                    "-".to_string()
-                },
-                shown(escape, relative(&f.path, &report.abs_root)).into_owned(),
-            ]
-        })
-        .collect();
-    if rows.is_empty() {
-        writeln!(out, "no rule files")?;
-    } else {
-        let status_w = report
-            .files
-            .iter()
-            .map(|f| f.status.as_str().len())
-            .max()
-            .unwrap_or(0)
-            .max("STATUS".len());
-        let header = ["COUNTED", "INCLUDED", "BUDGET"];
-        let widths: Vec<usize> = (0..3)
-            .map(|c| {
-                rows.iter()
-                    .map(|r| r[c].len())
-                    .max()
-                    .unwrap_or(0)
-                    .max(header[c].len())
-            })
-            .collect();
-        writeln!(
-            out,
-            "  {:<status_w$}  {:>w0$}  {:>w1$}  {:>w2$}  FILE",
-            "STATUS",
-            header[0],
-            header[1],
-            header[2],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2],
-        )?;
-        for (f, row) in report.files.iter().zip(&rows) {
-            let status = format!("{:<status_w$}", f.status.as_str());
-            writeln!(
-                out,
-                "  {}  {:>w0$}  {:>w1$}  {:>w2$}  {}",
-                paint.status(f.status, &status),
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                w0 = widths[0],
-                w1 = widths[1],
-                w2 = widths[2],
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// A root's warnings, one line each, paths relative to the root.
-fn write_warnings(
-    out: &mut impl Write,
-    report: &RootAudit,
-    paint: Paint,
-    escape: bool,
-) -> std::io::Result<()> {
-    if !report.warnings.is_empty() {
-        writeln!(out, "warnings:")?;
-        let kind_w = report
-            .warnings
-            .iter()
-            .map(|w| w.kind.as_str().len())
-            .max()
-            .unwrap_or(0);
-        for w in &report.warnings {
-            let kind = format!("{:<kind_w$}", w.kind.as_str());
-            let mut place = w
-                .path
-                .as_deref()
-                .map(|p| relative(p, &report.abs_root).to_string())
-                .unwrap_or_default();
-            if let Some(line) = w.line {
-                place.push_str(&format!(":{line}"));
-            }
-            if !place.is_empty() {
-                place.push_str(": ");
-            }
-            writeln!(
-                out,
-                "  {}  {}{}",
-                paint.code("33", &kind),
-                shown(escape, &place),
-                shown(escape, &w.message)
-            )?;
-        }
-    }
-    Ok(())
-}
-
-fn write_summary(out: &mut impl Write, s: &Summary, paint: Paint) -> std::io::Result<()> {
-    let mut line = format!(
-        "summary: roots {}, rule files {}, tokens included {} of {} counted, cropped {}, skipped {}, warnings {}",
-        s.roots, s.rule_files, s.tokens_included, s.tokens_counted, s.cropped, s.skipped, s.warnings
-    );
-    if s.errors > 0 {
-        line.push_str(&format!(", roots with errors {}", s.errors));
-    }
-    writeln!(out, "{}", paint.code("1", &line))?;
-    if !s.failures.is_empty() {
-        writeln!(
-            out,
-            "{}",
-            paint.code("31", &format!("{} gate failure(s)", s.failures.len()))
-        )?;
-    }
-    Ok(())
 }

@@ -8,16 +8,17 @@ use promptinclude::batch::{Batch, PlannedRoot};
 use promptinclude::config::Config;
 use promptinclude::discover::gitwildmatch::IgnoreSpec;
 use promptinclude::project::Resolver;
-use promptinclude::render::{json_string, render, scan_line};
+use promptinclude::render::check::Checked;
+use promptinclude::render::{error_line, json_string, render, scan_line};
 use promptinclude::{rootname, RootError};
 use promptinclude::{Error, RootScan, Scanner};
-use serde::{Deserialize, Serialize};
 
 use super::args::{CheckIgnoreArgs, ConfigArgs, RenderArgs, RootArgs, ScanArgs};
-use super::atomic::write_atomic;
 use super::exit::ExitStatus;
 use super::progress::Progress;
 use super::settings::{init_threads, read_stdin_paths, read_text_file, resolver, select_roots};
+use promptinclude::artifact::index::{section_file_name, write_index, IndexEntry};
+use promptinclude::artifact::write_atomic;
 
 /// Warns on stderr about a root that is not a directory; returns the status it implies.
 pub fn check_root(is_dir: bool, given: &Path) -> ExitStatus {
@@ -40,55 +41,9 @@ pub fn report_root_error(given: &Path, error: &RootError) -> ExitStatus {
     ExitStatus::Error
 }
 
-/// A root's error record in JSON output: `{"root": ..., "error": {...}}`.
-#[derive(Serialize)]
-pub struct ErrorRecord<'a> {
-    /// The root as given.
-    pub root: std::borrow::Cow<'a, str>,
-    /// Its bytes, when they are not UTF-8 (see `promptinclude::rootname`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub root_hex: Option<String>,
-    /// Why it has no result.
-    pub error: &'a RootError,
-}
-
-impl<'a> ErrorRecord<'a> {
-    /// The record for `given`.
-    pub fn new(given: &'a Path, error: &'a RootError) -> ErrorRecord<'a> {
-        ErrorRecord {
-            root: given.to_string_lossy(),
-            root_hex: promptinclude::rootname::hex_of(given),
-            error,
-        }
-    }
-}
-
-/// A root's error record as one JSON line (`scan`'s output).
-pub fn error_line(given: &Path, error: &RootError) -> String {
-    serde_json::to_string(&ErrorRecord::new(given, error)).unwrap_or_default()
-}
-
-/// The configuration rule for `args`: with `--rev`, project files on disk
-/// are not consulted (they may not be those of the revision).
+/// The configuration rule for `args` (with `--rev`: [`Resolver::for_rev`]).
 pub fn resolver_for(config: &ConfigArgs, roots: &RootArgs) -> Result<Resolver> {
-    let mut resolver = resolver(config)?;
-    if roots.rev.is_some() {
-        resolver.project_config = false;
-    }
-    Ok(resolver)
-}
-
-/// Scans one root: on disk, or revision `rev` of it read as a git repository.
-pub fn scan_root(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<RootScan, Error> {
-    match rev {
-        None => scanner.scan_detailed(root),
-        #[cfg(feature = "git")]
-        Some(rev) => scanner.scan_rev(root, rev),
-        #[cfg(not(feature = "git"))]
-        Some(_) => Err(Error::Git(
-            "--rev needs promptinclude built with the `git` feature".to_string(),
-        )),
-    }
+    Ok(resolver(config)?.for_rev(roots.rev.as_deref()))
 }
 
 /// `promptinclude scan`.
@@ -103,7 +58,7 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
-    let work = |_, planned: &PlannedRoot, scanner: &Scanner| scan_root(scanner, &planned.root, rev);
+    let work = |_, planned: &PlannedRoot, scanner: &Scanner| scanner.scan_at(&planned.root, rev);
     batch.run(work, |i, planned, scan| {
         let line = match scan {
             Ok(scan) => {
@@ -123,53 +78,6 @@ pub fn scan(args: &ScanArgs) -> Result<ExitStatus> {
     write_result?;
     out.flush()?;
     Ok(status)
-}
-
-/// One entry of `render --out-dir`'s index.json.
-#[derive(Serialize, Deserialize)]
-pub struct IndexEntry {
-    /// The root as given.
-    pub root: String,
-    /// Its bytes, when they are not UTF-8 (see `promptinclude::rootname`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub root_hex: Option<String>,
-    /// The root made absolute (not for a root that failed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub abs_root: Option<String>,
-    /// Its bytes, when they are not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub abs_root_hex: Option<String>,
-    /// `false` for a root that is not a directory (its section is an
-    /// empty root's, and the run exits 1); absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_dir: Option<bool>,
-    /// Its section file, relative to the directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub section: Option<String>,
-    /// Why the root has no section.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<RootError>,
-}
-
-/// The index.json of a `render --out-dir` directory.
-#[derive(Deserialize)]
-struct Index {
-    roots: Vec<IndexEntry>,
-}
-
-/// Writes `DIR/index.json` (atomically).
-pub fn write_index(dir: &Path, entries: &[IndexEntry]) -> Result<()> {
-    let index = serde_json::to_vec_pretty(&serde_json::json!({ "roots": entries }))?;
-    write_atomic(&dir.join("index.json"), &index)
-}
-
-/// Reads `DIR/index.json`.
-pub fn read_index(dir: &Path) -> Result<Vec<IndexEntry>> {
-    let path = dir.join("index.json");
-    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let index: Index = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{}: not a render --out-dir index", path.display()))?;
-    Ok(index.roots)
 }
 
 /// `promptinclude render`.
@@ -196,7 +104,7 @@ pub fn render_cmd(args: &RenderArgs) -> Result<ExitStatus> {
     let mut failure = Ok(());
     batch.run(
         |_, planned, scanner| {
-            let scan = scan_root(scanner, &planned.root, rev)?;
+            let scan = scanner.scan_at(&planned.root, rev)?;
             let section = render(scan.result(), &scanner.config().name_pattern);
             Ok((scan, section))
         },
@@ -249,7 +157,7 @@ pub fn scan_and_render(
     root: &Path,
     rev: Option<&str>,
 ) -> Result<(RootScan, String), RootError> {
-    render_scan(batch, root, |scanner, root| scan_root(scanner, root, rev))
+    render_scan(batch, root, |scanner, root| scanner.scan_at(root, rev))
 }
 
 /// [`scan_and_render`] on disk, reading each rule file the budget pass
@@ -317,34 +225,6 @@ fn render_one(batch: &Batch, json: bool, rev: Option<&str>) -> Result<ExitStatus
     Ok(status)
 }
 
-/// `NNNN-<last component>.md`, with anything but `[A-Za-z0-9._-]` replaced by `_`.
-pub fn section_file_name(index: usize, abs_root: &Path) -> String {
-    let base = abs_root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "root".to_string());
-    let base: String = base
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{index:04}-{base}.md")
-}
-
-/// One `check-ignore --json` record.
-#[derive(Serialize)]
-struct CheckRecord<'a> {
-    path: &'a str,
-    ignored: bool,
-    pattern: Option<&'a str>,
-    line: Option<usize>,
-}
-
 /// `promptinclude check-ignore`.
 pub fn check_ignore(args: &CheckIgnoreArgs) -> Result<ExitStatus> {
     let (text, source) = match (&args.gitignore_file, &args.config) {
@@ -373,27 +253,15 @@ pub fn check_ignore(args: &CheckIgnoreArgs) -> Result<ExitStatus> {
     let end = if args.nul { '\0' } else { '\n' };
     let mut any_ignored = false;
     for path in &paths {
-        let (rel, is_dir) = match path.strip_suffix('/') {
-            Some(rel) if !rel.is_empty() => (rel, true),
-            _ => (path.as_str(), false),
+        let checked = Checked::new(spec.as_ref(), path);
+        any_ignored |= checked.ignored;
+        let line = if args.json {
+            Some(checked.json())
+        } else {
+            checked.text(&source, args.non_matching)
         };
-        let (ignored, pattern) = match &spec {
-            Some(spec) => spec.explain(rel, is_dir),
-            None => (false, None),
-        };
-        any_ignored |= ignored;
-        if args.json {
-            let record = CheckRecord {
-                path,
-                ignored,
-                pattern: pattern.map(|p| p.text.as_str()),
-                line: pattern.map(|p| p.line_number),
-            };
-            write!(out, "{}{end}", serde_json::to_string(&record)?)?;
-        } else if let Some(p) = pattern {
-            write!(out, "{source}:{}:{}\t{path}{end}", p.line_number, p.text)?;
-        } else if args.non_matching {
-            write!(out, "::\t{path}{end}")?;
+        if let Some(line) = line {
+            write!(out, "{line}{end}")?;
         }
     }
     out.flush()?;

@@ -60,10 +60,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::args::{Agent, HookArgs};
-use super::atomic::write_atomic;
 use super::commands::scan_and_render;
 use super::exit::ExitStatus;
 use super::settings::resolver;
+use promptinclude::artifact::write_atomic;
 
 /// Most bytes of hook input read (events are a few hundred bytes; a
 /// UserPromptSubmit carries the prompt, which can be long).
@@ -398,7 +398,7 @@ fn save_snapshot(path: &Path, snapshot: &Snapshot) -> Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    write_atomic(path, &serde_json::to_vec(snapshot)?)
+    Ok(write_atomic(path, &serde_json::to_vec(snapshot)?)?)
 }
 
 /// The change notice: what changed, then the whole new section.

@@ -8,7 +8,7 @@
 //! written at all. What is JSON is still `serde_json`'s call (Claude Code's
 //! settings are plain JSON: comments or trailing commas are refused). The
 //! file is replaced atomically with its mode kept, through a symlink when it
-//! is one (`atomic::write_through`).
+//! is one (`promptinclude::artifact::write_through`).
 //!
 //! Where the agents read hooks from, and their shape:
 //!
@@ -32,9 +32,9 @@ use anyhow::{anyhow, Context, Result};
 use promptinclude::diff::unified_diff;
 
 use super::args::{Agent, InitArgs};
-use super::atomic::write_through;
 use super::exit::ExitStatus;
 use super::json_doc::{self, Document, Edits, Node, Value};
+use promptinclude::artifact::write_through;
 
 /// Seconds an agent waits for the hook (a scan takes milliseconds).
 const TIMEOUT_SECS: u64 = 30;

@@ -3,7 +3,6 @@
 //! (0 ok, 1 attention needed, 2 error).
 
 mod args;
-mod atomic;
 mod audit;
 mod bundle;
 mod commands;

@@ -2,10 +2,10 @@
 
 use std::io::Read;
 use std::num::NonZeroUsize;
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use promptinclude::artifact::merge::{parse_root_list, read_root_list};
 use promptinclude::config::{env, Config, Key, LoadNotes, Setting};
 use promptinclude::project::{ConfigSource, Overrides, Resolver};
 use promptinclude::shard::Shard;
@@ -99,23 +99,15 @@ fn collect_roots(args: &RootArgs) -> Result<Vec<PathBuf>> {
 /// Roots from FILE, one per line (`-` = standard input; empty lines and a
 /// line's trailing `\r` are left out).
 pub fn read_roots_file(from: &Path) -> Result<Vec<PathBuf>> {
-    let mut data = Vec::new();
-    if from.as_os_str() == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut data)
-            .context("cannot read roots from standard input")?;
-    } else {
-        data = std::fs::read(from)
-            .with_context(|| format!("cannot read roots from {}", from.display()))?;
+    if from.as_os_str() != "-" {
+        return Ok(read_root_list(from)?);
     }
-    Ok(data
-        .as_slice()
-        .split(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-        .filter(|line| !line.is_empty())
-        .map(|line| PathBuf::from(std::ffi::OsString::from_vec(line.to_vec())))
-        .collect())
+    let mut data = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut data)
+        .context("cannot read roots from standard input")?;
+    Ok(parse_root_list(&data))
 }
 
 /// The roots this process takes: all of them, or its shard's (`--shard`,

@@ -10,7 +10,7 @@ prints exactly what ``promptinclude scan --roots-from roots.txt`` (or
 ``promptinclude audit --json ...``) prints, with the same exit status
 (``bundle`` writes the bundle ``promptinclude bundle`` writes: each partition
 bundles its roots into a directory beside it, which the workers must be able
-to write, and ``promptinclude merge bundle`` makes the one bundle). The
+to write, and the library's ``merge bundle`` makes the one bundle, in this process). The
 roots are cut into partitions of ``--partition-size`` roots (256 by default);
 each partition is one Dask task, which runs the ``promptinclude`` binary on
 its roots in a worker (a subprocess: the GIL is free and every option of the
@@ -345,7 +345,7 @@ def run_batch(
     cluster of ``client`` and writes to ``out`` exactly what one such run
     over all the roots prints (``bundle``: writes the same bundle; its
     partitions' bundles, on a file system the workers and the client share,
-    are merged by ``promptinclude merge bundle``); each partition's stderr
+    are merged in this process, by the library's ``merge bundle``); each partition's stderr
     goes to stderr. Returns that run's exit status."""
     status = 0
     summary: Optional[bytes] = None
@@ -394,20 +394,16 @@ def run_batch(
             progress.add(count)
     if roots_file is not None and parts_dir is not None and bundle_out is not None:
         roots_file.close()
-        merge = subprocess.run(
-            [binary, "merge", "bundle", "--roots-from", roots_file.name, "--out", bundle_out,
-             *(_part_dir(parts_dir, k) for k in range(partitions))],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        if merge.stderr:
-            raise PartitionError(
-                f"cannot merge the partitions' bundles in {parts_dir}: "
-                + merge.stderr.decode("utf-8", "replace").strip()
+        try:
+            # The library's merge, in this process (promptinclude merge bundle).
+            merged = _native.merge_bundle(
+                roots_file.name, [_part_dir(parts_dir, k) for k in range(partitions)], bundle_out
             )
+        except ValueError as e:
+            raise PartitionError(f"cannot merge the partitions' bundles in {parts_dir}: {e}") from None
         if store is None:
             shutil.rmtree(parts_dir, ignore_errors=True)
-        status = max(status, merge.returncode)
+        status = max(status, merged)
     if command == "audit":
         if summary is None:
             summary = _native.merge_audit_summaries([]).encode()

@@ -700,6 +700,52 @@ fn merge_audit_summaries(records: Vec<Vec<u8>>) -> PyResult<String> {
     promptinclude::audit::summary::Summary::merge_records(&records).map_err(PyValueError::new_err)
 }
 
+/// Merges the bundles `dirs` of consecutive slices of the root list in the
+/// file `roots_from` into one bundle at `out` (written whole or not at all),
+/// as `promptinclude merge bundle` does: in this process, with the GIL
+/// released. Returns the exit status one `bundle` run over the whole list
+/// would have had (0, 1 for a root that is not a directory, 2 for a failed
+/// root); raises `ValueError` with the merge's message when the inputs do
+/// not fit together or cannot be read or written.
+#[pyfunction]
+fn merge_bundle(
+    py: Python<'_>,
+    roots_from: PathBuf,
+    dirs: Vec<PathBuf>,
+    out: PathBuf,
+) -> PyResult<u8> {
+    use promptinclude::artifact::merge::{merge_bundle, read_root_list, RootList};
+    let merged = py
+        .detach(|| {
+            let roots = read_root_list(&roots_from)?;
+            let list = RootList {
+                path: &roots_from,
+                roots: &roots,
+                partial: false,
+            };
+            merge_bundle(list, &dirs, &out)
+        })
+        .map_err(|e| PyValueError::new_err(error_chain(&e)))?;
+    Ok(if merged.errors {
+        2
+    } else if merged.not_dirs {
+        1
+    } else {
+        0
+    })
+}
+
+/// An error and its causes, one line, as the command line prints them.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(e) = cause {
+        text = format!("{text}: {e}");
+        cause = e.source();
+    }
+    text
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan, m)?)?;
@@ -711,6 +757,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(check_ignore, m)?)?;
     m.add_function(wrap_pyfunction!(merge_audit_summaries, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_bundle, m)?)?;
     m.add(
         "DEFAULT_GITIGNORE",
         promptinclude::config::DEFAULT_GITIGNORE,

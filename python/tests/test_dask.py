@@ -136,6 +136,51 @@ def test_scan_roots_yields_the_cli_records(binary, workspace, cluster):
     assert got[7]["error"]["key"] == "max_depth"
 
 
+def test_the_client_merges_the_bundle_in_process(binary, workspace, cluster, monkeypatch):
+    """The partitions' bundles are merged by the library in the client: no
+    `promptinclude merge` process, and the bundle is the command line's."""
+    want = cli(binary, ["bundle", "--out", "bundle-cli-2", "--roots-from", "roots.txt"], workspace)
+    assert want.returncode == 2, want.stderr
+    started = []
+    real_run = subprocess.run
+
+    def run(argv, *args, **kwargs):
+        started.append(list(argv))
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(pdask.subprocess, "run", run)
+    roots = (workspace / "roots.txt").read_text().split()
+    out = open(os.devnull, "wb")
+    status = pdask.run_batch(
+        cluster, "bundle", [], roots, out, binary=binary, partition_size=16,
+        cwd=str(workspace), bundle_out="bundle-inproc",
+    )
+    assert status == want.returncode
+    assert not [argv for argv in started if "merge" in argv]
+    assert tree(workspace / "bundle-inproc") == tree(workspace / "bundle-cli-2")
+
+
+def test_merge_bundle_refuses_bundles_of_other_settings(binary, workspace, tmp_path):
+    from promptinclude import _native
+
+    (tmp_path / "a.txt").write_text("repos/r000\n")
+    (tmp_path / "b.txt").write_text("repos/r001\n")
+    (tmp_path / "ab.txt").write_text("repos/r000\nrepos/r001\n")
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert cli(binary, ["bundle", "--out", str(a), "--roots-from", str(tmp_path / "a.txt")], workspace).returncode == 0
+    made = cli(binary, ["bundle", "--max-depth", "2", "--out", str(b), "--roots-from", str(tmp_path / "b.txt")], workspace)
+    assert made.returncode == 0, made.stderr
+    with pytest.raises(ValueError, match="written by another tool version or with other settings"):
+        _native.merge_bundle(str(tmp_path / "ab.txt"), [str(a), str(b)], str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+    # A root in none of the bundles: the merge names the list and the root.
+    with pytest.raises(ValueError, match=r"ab\.txt:2: root repos/r001 is in none of the inputs|roots are in none"):
+        _native.merge_bundle(str(tmp_path / "ab.txt"), [str(a)], str(tmp_path / "out"))
+    # Matching bundles merge, with the run's exit status.
+    assert _native.merge_bundle(str(tmp_path / "a.txt"), [str(a)], str(tmp_path / "out")) == 0
+    assert tree(tmp_path / "out") == tree(a)
+
+
 def test_a_bad_option_fails_the_run_with_the_cli_message(binary, workspace, cluster):
     with pytest.raises(pdask.PartitionError, match="no-such-file.yaml"):
         list(

@@ -21,10 +21,10 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod artifact;
 pub mod audit;
 pub mod batch;
 pub mod budget;
-pub mod bundle;
 pub mod config;
 pub mod diff;
 pub mod discover;

@@ -122,7 +122,7 @@ impl<'de> Deserialize<'de> for Overrides {
 
 /// The base a project's `config.json` is merged over: the plugin's
 /// defaults, except that a missing `gitignore` means no filtering.
-pub fn project_base() -> Config {
+fn project_base() -> Config {
     Config {
         gitignore: String::new(),
         ..Config::default()
@@ -188,6 +188,18 @@ impl Default for Resolver {
             agent_profile: None,
             project_config: true,
         }
+    }
+}
+
+impl Resolver {
+    /// The rule for scanning revision `rev` (when there is one): project
+    /// files on disk are not consulted, since they may not be the
+    /// revision's.
+    pub fn for_rev(mut self, rev: Option<&str>) -> Resolver {
+        if rev.is_some() {
+            self.project_config = false;
+        }
+        self
     }
 }
 

@@ -7,9 +7,7 @@
 //! (fifo, socket, device, directory) is *unreadable*: the reference would
 //! block forever on a fifo, and we must never hang.
 
-use std::borrow::Cow;
 use std::io::Read;
-use std::path::Path;
 
 use crate::discover::Candidate;
 
@@ -95,14 +93,9 @@ pub struct DecodedText {
     pub replaced: usize,
 }
 
-/// Reads and decodes the rule file at `path`, as the reference's `open`
-/// would: a path of `PATH_MAX` bytes or more is unreadable.
-pub fn read_rule_file(path: &Path) -> ReadOutcome {
-    outcome_of(read_regular_file(path))
-}
-
-/// Reads and decodes a discovered candidate: as [`read_rule_file`], except
-/// that a candidate found where the reference raises is read piecewise past
+/// Reads and decodes a discovered candidate as the reference's `open` would
+/// (a path of `PATH_MAX` bytes or more is unreadable), except that a
+/// candidate found where the reference raises is read piecewise past
 /// `PATH_MAX` ([`Candidate::reads_piecewise`]).
 pub fn read_candidate(candidate: &Candidate) -> ReadOutcome {
     outcome_of(read_candidate_bytes(candidate))
@@ -113,7 +106,7 @@ pub fn read_candidate_bytes(candidate: &Candidate) -> std::io::Result<Vec<u8>> {
     read_bytes(candidate.as_bytes(), candidate.reads_piecewise())
 }
 
-/// The outcome of reading a rule file, given what [`read_regular_file`]
+/// The outcome of reading a rule file, given what [`read_candidate_bytes`]
 /// returned (for callers that also look at the bytes, such as hashing them).
 pub fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
     match read {
@@ -135,10 +128,6 @@ pub fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
 /// on the open handle, which is opened non-blocking (so a fifo swapped in
 /// between the two checks cannot block us). A path of `PATH_MAX` bytes or
 /// more fails with `ENAMETOOLONG`, as for the reference.
-pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    read_bytes(path.as_os_str().as_encoded_bytes(), false)
-}
-
 fn read_bytes(path: &[u8], piecewise: bool) -> std::io::Result<Vec<u8>> {
     let (mut file, len) = crate::sys::open_regular_file(path, piecewise)?;
     // One byte more than the size, so that a file read whole comes back
@@ -253,28 +242,29 @@ fn decode_block(bytes: &[u8]) -> (String, usize) {
     (newlines_in_place(text), replaced)
 }
 
-/// `\r\n` → `\n`, then any remaining `\r` → `\n`.
-pub fn universal_newlines(text: &str) -> Cow<'_, str> {
-    if !text.contains('\r') {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find('\r') {
-        out.push_str(&rest[..i]);
-        out.push('\n');
-        rest = &rest[i + 1..];
-        if let Some(after) = rest.strip_prefix('\n') {
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
+
+    /// `\r\n` → `\n`, then any remaining `\r` → `\n`.
+    fn universal_newlines(text: &str) -> Cow<'_, str> {
+        if !text.contains('\r') {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(i) = rest.find('\r') {
+            out.push_str(&rest[..i]);
+            out.push('\n');
+            rest = &rest[i + 1..];
+            if let Some(after) = rest.strip_prefix('\n') {
+                rest = after;
+            }
+        }
+        out.push_str(rest);
+        Cow::Owned(out)
+    }
 
     #[test]
     fn newlines() {

@@ -72,7 +72,7 @@ impl Shard {
 
 /// The shard (0 to `count`-1) that takes the root whose bytes are `root`;
 /// 0 when `count` is 0.
-pub fn shard_of(root: &[u8], count: u32) -> u32 {
+fn shard_of(root: &[u8], count: u32) -> u32 {
     let digest = Sha256::digest(root);
     let mut key = [0u8; 8];
     key.copy_from_slice(&digest[..8]);

@@ -79,7 +79,7 @@ pub struct ReadPolicy {
 /// The size cap of unattended runs: far above any real rule file (the
 /// default budget is 20,000 tokens, about 80 KB), far below what costs
 /// seconds or gigabytes.
-pub const UNATTENDED_MAX_FILE_BYTES: u64 = 4 << 20;
+const UNATTENDED_MAX_FILE_BYTES: u64 = 4 << 20;
 
 impl ReadPolicy {
     /// Exactly what the reference reads.

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 /// Whether `c` can change how the text around it is shown: a control
 /// character (C0, DEL, C1), a bidirectional control, an invisible format
 /// character that can hide or join text, or a line/paragraph separator.
-pub fn is_deceptive(c: char) -> bool {
+fn is_deceptive(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

@@ -203,7 +203,7 @@ impl IgnoreSpec {
 
     /// Compiles `(line_number, line)` pairs in order; the first line that makes pathspec
     /// raise is reported.
-    pub fn from_numbered_lines<'a, I>(lines: I) -> Result<IgnoreSpec, PatternError>
+    fn from_numbered_lines<'a, I>(lines: I) -> Result<IgnoreSpec, PatternError>
     where
         I: IntoIterator<Item = (usize, &'a str)>,
     {
@@ -377,7 +377,7 @@ pub fn gitignore_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// pathspec's `normalize_file` on POSIX: remove one leading `/`, otherwise one
 /// leading `./`. No separators are replaced.
-pub fn normalize_file(path: &str) -> &str {
+fn normalize_file(path: &str) -> &str {
     if let Some(rest) = path.strip_prefix('/') {
         rest
     } else if let Some(rest) = path.strip_prefix("./") {

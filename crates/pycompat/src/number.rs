@@ -124,7 +124,7 @@ impl Number {
 
     /// Python's `self < other` etc.: `None` when a NaN is involved (every
     /// comparison is then false).
-    pub fn partial_cmp_num(&self, other: &Number) -> Option<Ordering> {
+    fn partial_cmp_num(&self, other: &Number) -> Option<Ordering> {
         match (self.as_exact(), other.as_exact()) {
             (Exact::Int(a), Exact::Int(b)) => Some(a.cmp(&b)),
             (Exact::Int(a), Exact::Float(b)) => cmp_int_float(a, b),
@@ -404,7 +404,7 @@ impl fmt::Display for Number {
 
 /// Python's `repr(float)`: shortest round-trip digits, exponent form below
 /// 1e-4 and from 1e16 on, `nan`, `inf`, `-inf`.
-pub fn py_float_repr(x: f64) -> String {
+fn py_float_repr(x: f64) -> String {
     if x.is_nan() {
         return "nan".to_string();
     }

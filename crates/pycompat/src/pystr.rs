@@ -21,7 +21,7 @@ pub const STAND_IN_BASE: u32 = 0x10_FF00;
 ///
 /// The set is `\t \n \x0b \x0c \r \x1c-\x1f space \x85 \xa0 \u1680 \u2000-\u200a
 /// \u2028 \u2029 \u202f \u205f \u3000`. U+200B and U+FEFF are *not* whitespace.
-pub fn is_py_whitespace(c: char) -> bool {
+fn is_py_whitespace(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n'
@@ -59,7 +59,7 @@ pub fn is_blank(s: &str) -> bool {
 
 /// Whether `c` is one of Python's `str.splitlines` line boundaries
 /// (`\r\n` is handled as one boundary by [`py_splitlines`]).
-pub fn is_py_line_break(c: char) -> bool {
+fn is_py_line_break(c: char) -> bool {
     matches!(
         c,
         '\n' | '\r'

@@ -88,7 +88,7 @@ pub fn csp_hash(script: &str) -> String {
 }
 
 /// The whole Content-Security-Policy of the page.
-pub fn content_security_policy() -> String {
+fn content_security_policy() -> String {
     format!(
         "default-src 'none'; style-src 'unsafe-inline'; script-src {}; base-uri 'none'; form-action 'none'",
         csp_hash(SCRIPT)
@@ -599,27 +599,26 @@ fn push_bar(h: &mut String, audit: &RootAudit, max: f64) {
     h.push_str("</svg>");
 }
 
-/// The page for `audits` in one string (`sections[i]` is root `i`'s rendered
-/// section, embedded with [`HtmlOptions::include_content`]). The CLI writes
-/// the same page incrementally.
-pub fn render_html(audits: &[RootAudit], sections: &[String], options: HtmlOptions) -> String {
-    let mut report = HtmlReport::new(options);
-    let mut roots = Vec::new();
-    for (i, audit) in audits.iter().enumerate() {
-        report
-            .write_root(&mut roots, audit, sections.get(i).map(String::as_str))
-            .expect("writing to a Vec");
-    }
-    let mut out = Vec::new();
-    report
-        .finish(&mut out, &mut roots.as_slice())
-        .expect("writing to a Vec");
-    String::from_utf8(out).expect("the page is UTF-8")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page for `audits` in one string (`sections[i]` is root `i`'s rendered
+    /// section, embedded with [`HtmlOptions::include_content`]).
+    fn render_html(audits: &[RootAudit], sections: &[String], options: HtmlOptions) -> String {
+        let mut report = HtmlReport::new(options);
+        let mut roots = Vec::new();
+        for (i, audit) in audits.iter().enumerate() {
+            report
+                .write_root(&mut roots, audit, sections.get(i).map(String::as_str))
+                .expect("writing to a Vec");
+        }
+        let mut out = Vec::new();
+        report
+            .finish(&mut out, &mut roots.as_slice())
+            .expect("writing to a Vec");
+        String::from_utf8(out).expect("the page is UTF-8")
+    }
 
     #[test]
     fn escapes_the_five_characters() {

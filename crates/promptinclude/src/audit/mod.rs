@@ -12,6 +12,7 @@
 
 pub mod html;
 pub mod summary;
+pub mod text;
 pub mod undiscovered;
 pub mod warnings;
 
@@ -64,6 +65,16 @@ impl<'a, T: Serialize> Record<'a, T> {
             data,
         }
     }
+}
+
+/// Writes one `audit --json` record of type `kind` (a JSON line).
+pub fn write_record<T: Serialize>(
+    out: &mut impl std::io::Write,
+    kind: &'static str,
+    data: &T,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &Record::new(kind, data))?;
+    out.write_all(b"\n")
 }
 
 /// One discovered rule file.

@@ -30,7 +30,7 @@ pub struct EnvValue {
 }
 
 /// The variable names the host tries for `key`, in its order.
-pub fn variable_names(key: Key) -> [String; 2] {
+fn variable_names(key: Key) -> [String; 2] {
     let name = format!("{PLUGIN}__{}", key.name());
     [
         format!("A0_SET_{name}"),
@@ -78,7 +78,7 @@ pub fn from_process(name: &str) -> Option<String> {
 /// script's, as Python accepts `"١٢٠"`) with single underscores between
 /// them, surrounding whitespace stripped. `None` where Python raises
 /// `ValueError`.
-pub fn py_int(text: &str) -> Option<Number> {
+fn py_int(text: &str) -> Option<Number> {
     let ascii: String = crate::pystr::py_strip(text)
         .chars()
         .map(|c| decimal_value(c).map_or(c, |d| char::from(b'0' + d)))
@@ -189,7 +189,7 @@ mod tests {
 }
 
 /// A [`Key`] as its name in JSON.
-pub mod key_name {
+mod key_name {
     use super::Key;
     use serde::{Deserialize, Deserializer, Serializer};
 

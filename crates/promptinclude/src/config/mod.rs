@@ -107,7 +107,7 @@ impl Key {
 
     /// The host settings page's range (inclusive) for a numeric key. Values
     /// outside it still work; the audit warns about them.
-    pub fn host_range(self) -> Option<(i64, i64)> {
+    fn host_range(self) -> Option<(i64, i64)> {
         match self {
             Key::MaxDepth => Some((1, 50)),
             Key::MaxFileTokens => Some((100, 20000)),
@@ -394,7 +394,7 @@ pub enum Format {
 
 impl Format {
     /// Picks the format from a file name: `.yaml`/`.yml` is YAML, anything else JSON.
-    pub fn from_path(path: &Path) -> Format {
+    fn from_path(path: &Path) -> Format {
         match path.extension().and_then(|e| e.to_str()) {
             Some("yaml") | Some("yml") => Format::Yaml,
             _ => Format::Json,

@@ -152,7 +152,7 @@ struct DirItem {
 /// Most directory handles held open for opening subdirectories relative to
 /// them, across all walks in the process. Well below common descriptor
 /// limits (1024), and more than the walk's frontier needs on two cores.
-pub const MAX_HELD_PARENTS: usize = 256;
+const MAX_HELD_PARENTS: usize = 256;
 
 /// Handles currently held as [`HeldParent`]s.
 static HELD_PARENTS: AtomicUsize = AtomicUsize::new(0);

@@ -5,6 +5,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use serde::Serialize;
+
+use crate::error::RootError;
 use crate::model::ScanResult;
 use crate::scan::RootScan;
 
@@ -108,6 +111,34 @@ fn push_json_str(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+/// A root's error record in JSON output: `{"root": ..., "error": {...}}`.
+#[derive(Serialize)]
+pub struct ErrorRecord<'a> {
+    /// The root as given.
+    pub root: std::borrow::Cow<'a, str>,
+    /// Its bytes, when they are not UTF-8 (see [`crate::rootname`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_hex: Option<String>,
+    /// Why it has no result.
+    pub error: &'a RootError,
+}
+
+impl<'a> ErrorRecord<'a> {
+    /// The record for `given`.
+    pub fn new(given: &'a Path, error: &'a RootError) -> ErrorRecord<'a> {
+        ErrorRecord {
+            root: given.to_string_lossy(),
+            root_hex: crate::rootname::hex_of(given),
+            error,
+        }
+    }
+}
+
+/// A root's error record as one JSON line (`scan`'s output).
+pub fn error_line(given: &Path, error: &RootError) -> String {
+    serde_json::to_string(&ErrorRecord::new(given, error)).unwrap_or_default()
 }
 
 #[cfg(test)]

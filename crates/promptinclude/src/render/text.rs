@@ -13,7 +13,7 @@ use crate::model::{ScanResult, Status};
 use super::template::remove_include_original;
 
 /// The header template (note the trailing space on its last line).
-pub const HEADER: &str = "# Behavioral prompt includes\n\
+const HEADER: &str = "# Behavioral prompt includes\n\
 \"{{name_pattern}}\" files in workdir auto-injected into system prompt\n\
 create/edit/delete persist across conversations\n\
 preference change/remember/note > MUST persist via text_editor before responding\n\

@@ -115,6 +115,18 @@ impl Scanner {
         self.scan_detailed(root).map(RootScan::into_result)
     }
 
+    /// Scans one root on disk, or with `rev` that revision of it read as a
+    /// git repository ([`Scanner::scan_rev`]).
+    pub fn scan_at(&self, root: &Path, rev: Option<&str>) -> Result<RootScan, Error> {
+        match rev {
+            None => self.scan_detailed(root),
+            #[cfg(feature = "git")]
+            Some(rev) => self.scan_rev(root, rev),
+            #[cfg(not(feature = "git"))]
+            Some(_) => Err(no_git()),
+        }
+    }
+
     /// Scans one root, keeping candidates and per-candidate facts.
     pub fn scan_detailed(&self, root: &Path) -> Result<RootScan, Error> {
         let guard = self.guard(root);
@@ -180,4 +192,10 @@ impl Scanner {
 /// Scans `root` with `config`: the reference's result.
 pub fn scan(root: impl AsRef<Path>, config: &Config) -> Result<ScanResult, Error> {
     Scanner::new(config.clone())?.scan(root.as_ref())
+}
+
+/// The error of a revision scan in a build without the `git` feature.
+#[cfg(not(feature = "git"))]
+pub(crate) fn no_git() -> Error {
+    Error::Git("--rev needs promptinclude built with the `git` feature".to_string())
 }

@@ -7,6 +7,8 @@
 //! pass looked at can be compared: a file it never reached on either side
 //! is listed only when it appears, disappears or changes status.
 
+pub mod report;
+
 use std::time::Duration;
 
 use serde::Serialize;
@@ -17,6 +19,7 @@ use crate::discover::{python_path_order, Candidate};
 use crate::model::{tokens_included, Disposition, FileStatus};
 use crate::render::render;
 use crate::scan::RootScan;
+pub use report::{Report, SCHEMA};
 
 /// How long the line diff may search for the shortest edit script.
 const DIFF_DEADLINE: Duration = Duration::from_secs(2);

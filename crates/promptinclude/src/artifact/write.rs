@@ -2,8 +2,8 @@
 //! that nobody else's file can be written in their place.
 //!
 //! * The bytes go to a new temporary file in the target's directory, named
-//!   [`TEMP_PREFIX`] and random characters and opened with
-//!   `O_CREAT | O_EXCL | O_NOFOLLOW` (`interrupt::create_file`): a
+//!   [`temp::TEMP_PREFIX`] and random characters and opened with
+//!   `O_CREAT | O_EXCL | O_NOFOLLOW` ([`super::temp::create_file`]): a
 //!   symlink or file planted at a name we might use is never opened, so a
 //!   local attacker cannot make us write through it. The temporary is
 //!   flushed to disk, then renamed over the target, so the target is either
@@ -24,10 +24,8 @@ use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-
-use super::interrupt;
-pub use super::interrupt::TEMP_PREFIX;
+use super::temp;
+use super::{Context, Result};
 
 /// Links followed at most by [`write_through`] (Linux's own limit).
 const MAX_LINKS: usize = 40;
@@ -71,10 +69,10 @@ pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
-    // The temporary is removed on any error, and on an interrupt (see `interrupt`).
+    // The temporary is removed on any error, and on an interrupt (see [`super::temp`]).
     let result = (|| -> io::Result<()> {
         let mode = existing_mode(path)?;
-        let (file, tracked) = interrupt::create_file(parent_dir(path), mode.unwrap_or(0o666))?;
+        let (file, tracked) = temp::create_file(parent_dir(path), mode.unwrap_or(0o666))?;
         if let Some(mode) = mode {
             // Exactly the old bits: the creation mode above went through the umask.
             file.set_permissions(fs::Permissions::from_mode(mode))?;
@@ -110,6 +108,17 @@ fn resolve_links(path: &Path) -> io::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error and its causes, as the command line prints them.
+    fn chain(err: &dyn std::error::Error) -> String {
+        let mut text = err.to_string();
+        let mut cause = err.source();
+        while let Some(e) = cause {
+            text = format!("{text}: {e}");
+            cause = e.source();
+        }
+        text
+    }
     use std::os::unix::fs::symlink;
 
     fn names(dir: &Path) -> Vec<String> {
@@ -138,7 +147,7 @@ mod tests {
     #[test]
     fn failure_names_the_path() {
         let err = write_atomic(Path::new("/nonexistent-dir/x.md"), b"x").unwrap_err();
-        assert!(format!("{err:#}").contains("/nonexistent-dir/x.md"));
+        assert!(chain(&err).contains("/nonexistent-dir/x.md"));
     }
 
     #[test]
@@ -174,7 +183,11 @@ mod tests {
         fs::create_dir(&out).unwrap();
         let pid = std::process::id();
         for p in pid.saturating_sub(5)..pid + 5 {
-            symlink(&victim, out.join(format!("{TEMP_PREFIX}{p}-index.json"))).unwrap();
+            symlink(
+                &victim,
+                out.join(format!("{}{p}-index.json", temp::TEMP_PREFIX)),
+            )
+            .unwrap();
         }
         write_atomic(&out.join("index.json"), b"{}").unwrap();
         assert_eq!(fs::read(&victim).unwrap(), b"precious");
@@ -228,6 +241,6 @@ mod tests {
         symlink("b", &a).unwrap();
         symlink("a", dir.path().join("b")).unwrap();
         let err = write_through(&a, b"x").unwrap_err();
-        assert!(format!("{err:#}").contains("symbolic links"), "{err:#}");
+        assert!(chain(&err).contains("symbolic links"), "{}", chain(&err));
     }
 }

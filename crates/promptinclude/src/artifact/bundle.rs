@@ -10,11 +10,18 @@
 //! `docs/audit.md`.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::index::section_file_name;
+use super::temp::{self, TEMP_PREFIX};
+use super::{existing_mode, invalid, parent_dir, ArtifactError, Context, Result};
+use crate::batch::PlannedRoot;
 use crate::config::Config;
 use crate::model::{tokens_included, FileStatus};
 use crate::project::{ConfigSource, Resolver};
@@ -128,7 +135,7 @@ impl ManifestRoot {
     }
 
     /// The root made absolute, byte for byte.
-    pub fn abs_root_path(&self) -> Result<PathBuf, String> {
+    fn abs_root_path(&self) -> Result<PathBuf, String> {
         rootname::path_of(&self.abs_root, self.abs_root_hex.as_deref())
     }
 }
@@ -140,7 +147,7 @@ impl ManifestError {
     }
 
     /// The root made absolute, byte for byte.
-    pub fn abs_root_path(&self) -> Result<PathBuf, String> {
+    fn abs_root_path(&self) -> Result<PathBuf, String> {
         rootname::path_of(&self.abs_root, self.abs_root_hex.as_deref())
     }
 }
@@ -221,7 +228,7 @@ impl BundledRoot {
 }
 
 /// Lowercase hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -269,11 +276,7 @@ fn bundle_root_named(
         #[cfg(feature = "git")]
         Some(rev) => scanner.scan_rev_with_reader(path, rev, digest)?,
         #[cfg(not(feature = "git"))]
-        Some(_) => {
-            return Err(crate::Error::Git(
-                "--rev needs promptinclude built with the `git` feature".to_string(),
-            ))
-        }
+        Some(_) => return Err(crate::scan::no_git()),
     };
     if path != root {
         scan.allocation.result.root = rootname::text_of(root);
@@ -324,7 +327,7 @@ fn bundle_root_named(
 ///
 /// `source` and `scanner` are the configuration as decided now; `dir` is the
 /// bundle directory.
-pub fn verify_root(
+fn verify_root(
     entry: &ManifestRoot,
     source: &ConfigSource,
     scanner: &Scanner,
@@ -447,6 +450,299 @@ fn file_changes(before: &[ManifestFile], now: &[ManifestFile]) -> Vec<String> {
     reasons
 }
 
+/// A bundle on disk, to verify: its directory and its manifest.
+#[derive(Debug)]
+pub struct Bundle {
+    /// The bundle's directory (its artifacts' names are relative to it).
+    pub dir: PathBuf,
+    /// Where the manifest was read from.
+    pub manifest_path: PathBuf,
+    /// The manifest.
+    pub manifest: Manifest,
+}
+
+impl Bundle {
+    /// The bundle at `path`: a bundle directory or its manifest file.
+    pub fn open(path: &Path) -> Result<Bundle, ArtifactError> {
+        let (dir, manifest_path) = if path.is_dir() {
+            (path.to_path_buf(), path.join(MANIFEST_FILE))
+        } else {
+            (parent_dir(path).to_path_buf(), path.to_path_buf())
+        };
+        let manifest = read_manifest(&manifest_path)?;
+        Ok(Bundle {
+            dir,
+            manifest_path,
+            manifest,
+        })
+    }
+
+    /// The absolute roots to scan again, byte for byte: the bundled ones,
+    /// then those that failed when bundled (still failing is an error,
+    /// scanning now makes them stale).
+    pub fn roots_to_verify(&self) -> Result<Vec<PathBuf>, ArtifactError> {
+        let manifest = &self.manifest;
+        manifest
+            .roots
+            .iter()
+            .map(|r| r.abs_root_path())
+            .chain(manifest.errors.iter().map(|e| e.abs_root_path()))
+            .map(|root| {
+                root.map_err(|e| {
+                    ArtifactError::Invalid(format!("{}: {e}", self.manifest_path.display()))
+                })
+            })
+            .collect()
+    }
+
+    /// Why root `i` of [`Bundle::roots_to_verify`] is stale (nothing if it
+    /// is not): a bundled root is compared with its artifacts, a root that
+    /// failed when bundled is stale because it scans now.
+    pub fn stale_reasons(&self, i: usize, planned: &PlannedRoot, scanner: &Scanner) -> Vec<String> {
+        let manifest = &self.manifest;
+        match manifest.roots.get(i) {
+            Some(entry) => verify_root(
+                entry,
+                &planned.source,
+                scanner,
+                &self.dir,
+                manifest.rev.as_deref(),
+            ),
+            None => vec![format!(
+                "not in the bundle (it failed when bundled: {}), and scans now",
+                manifest.errors[i - manifest.roots.len()].error
+            )],
+        }
+    }
+}
+
+/// `verify`'s line for a stale root.
+pub fn stale_line(root: &Path, reasons: &[String]) -> String {
+    format!("{}: stale: {}\n", root.display(), reasons.join("; "))
+}
+
+/// `verify`'s last line.
+pub fn verify_summary_line(stale: usize, roots: usize) -> String {
+    format!("verify: {stale} of {roots} roots stale\n")
+}
+
+/// Writes root `index`'s two artifacts into the bundle being filled at
+/// `dir` (`roots/NNNN-name.md` and `.json`, flushed to disk); returns their
+/// names, for its manifest entry.
+pub fn write_root(
+    dir: &Path,
+    index: usize,
+    bundled: &BundledRoot,
+) -> Result<(String, String), ArtifactError> {
+    let section = format!(
+        "roots/{}",
+        section_file_name(index, Path::new(&bundled.abs_root))
+    );
+    let scan = format!("{}.json", section.trim_end_matches(".md"));
+    write_synced(&dir.join(&section), bundled.section.as_bytes())?;
+    write_synced(&dir.join(&scan), bundled.scan_line.as_bytes())?;
+    Ok((section, scan))
+}
+
+/// Writes a bundle at `out` whole or not at all: `fill` writes the
+/// artifacts into the temporary directory it is given (its `roots/` exists)
+/// and returns the manifest; then the manifest is written, everything is
+/// flushed to disk and the directory takes `out`'s place.
+pub fn write_bundle<E: From<ArtifactError>>(
+    out: &Path,
+    fill: impl FnOnce(&Path) -> Result<Manifest, E>,
+) -> Result<(), E> {
+    let parent = split_target(out)?;
+    ensure_replaceable(out)?;
+    // A new directory with a random name (see [`super::temp`]), removed on any
+    // error and on an interrupt (see [`super::temp`]). It stays 0700 while
+    // it fills, so nobody can plant a link where `write_synced` will create
+    // a file; before it is published it gets the mode of the bundle it
+    // replaces, or the default one.
+    let mode = existing_mode(out).with_context(|| format!("cannot inspect {}", out.display()))?;
+    let temp = temp::create_dir(parent, 0o700).with_context(|| {
+        format!(
+            "cannot create a temporary directory in {}",
+            parent.display()
+        )
+    })?;
+    let mode = match mode {
+        Some(mode) => mode,
+        None => default_dir_mode(temp.path())
+            .with_context(|| format!("cannot create a directory in {}", temp.path().display()))?,
+    };
+    let roots_dir = temp.path().join("roots");
+    fs::create_dir_all(&roots_dir)
+        .with_context(|| format!("cannot create {}", roots_dir.display()))?;
+    let manifest = fill(temp.path())?;
+    let mut json = serde_json::to_vec_pretty(&manifest)
+        .with_context(|| format!("cannot write {MANIFEST_FILE}"))?;
+    json.push(b'\n');
+    write_synced(&temp.path().join(MANIFEST_FILE), &json)?;
+    sync_dir(&roots_dir)?;
+    fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode))
+        .with_context(|| format!("cannot set the mode of {}", temp.path().display()))?;
+    sync_dir(temp.path())?;
+    temp.commit(|temp| replace_dir(temp, out))?;
+    Ok(sync_dir(parent)?)
+}
+
+/// The mode a new directory gets here (0777 less the umask), read off a
+/// probe made and removed inside `private`, a directory only we can enter
+/// (reading the umask would mean setting it, for every thread).
+fn default_dir_mode(private: &Path) -> std::io::Result<u32> {
+    let probe = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .permissions(fs::Permissions::from_mode(0o777))
+        .tempdir_in(private)?;
+    let mode = fs::metadata(probe.path())?.permissions().mode() & 0o777;
+    probe.close()?;
+    Ok(mode)
+}
+
+/// Reads and checks a bundle's manifest.
+pub fn read_manifest(manifest_path: &Path) -> Result<Manifest, ArtifactError> {
+    let bytes = fs::read(manifest_path)
+        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
+    let not_manifest = || {
+        format!(
+            "{}: not a promptinclude bundle manifest",
+            manifest_path.display()
+        )
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(not_manifest)?;
+    if value.get("schema").and_then(serde_json::Value::as_u64) != Some(MANIFEST_SCHEMA.into()) {
+        invalid!(
+            "{}: manifest schema {} is not supported (this tool reads {MANIFEST_SCHEMA})",
+            manifest_path.display(),
+            value.get("schema").unwrap_or(&serde_json::Value::Null)
+        );
+    }
+    serde_json::from_value(value).with_context(not_manifest)
+}
+
+/// The target's parent directory; refuses `.`, `..` and `/`, which have no name.
+fn split_target(out: &Path) -> Result<&Path> {
+    if out.file_name().is_none() {
+        invalid!(
+            "--out {}: give the bundle directory a name (not `.`, `..` or `/`)",
+            out.display()
+        );
+    }
+    Ok(parent_dir(out))
+}
+
+/// Fails unless `out` is missing, an empty directory, or a bundle.
+fn ensure_replaceable(out: &Path) -> Result<()> {
+    let meta = match fs::symlink_metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", out.display())),
+        Ok(meta) => meta,
+    };
+    if !meta.is_dir() {
+        invalid!("--out {}: exists and is not a directory", out.display());
+    }
+    let empty = fs::read_dir(out)
+        .with_context(|| format!("cannot list {}", out.display()))?
+        .next()
+        .is_none();
+    if !empty && !out.join(MANIFEST_FILE).is_file() {
+        invalid!(
+            "--out {}: exists and is not a bundle (no {MANIFEST_FILE}); refusing to replace it",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Writes a new file and flushes it to disk.
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file =
+        fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Flushes a directory's entries to disk.
+fn sync_dir(dir: &Path) -> Result<()> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("cannot sync {}", dir.display()))
+}
+
+/// Puts the complete directory `new` at `target`; a previous bundle there
+/// is removed only after the new one is in place.
+fn replace_dir(new: &Path, target: &Path) -> Result<()> {
+    let context = || format!("cannot move the bundle into {}", target.display());
+    if fs::symlink_metadata(target).is_err() {
+        return fs::rename(new, target).with_context(context);
+    }
+    if exchange(new, target)? {
+        // `new` now holds the previous bundle.
+        return fs::remove_dir_all(new)
+            .with_context(|| format!("cannot remove the old bundle {}", new.display()));
+    }
+    // The old bundle goes aside onto a new empty directory with a random
+    // name (a rename may replace an empty directory), never onto a name
+    // someone could have planted.
+    let old = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempdir_in(parent_dir(target))
+        .with_context(context)?
+        .keep();
+    if let Err(e) = fs::rename(target, &old) {
+        let _ = fs::remove_dir(&old);
+        return Err(e).with_context(context);
+    }
+    if let Err(e) = fs::rename(new, target) {
+        let _ = fs::rename(&old, target);
+        return Err(e).with_context(context);
+    }
+    fs::remove_dir_all(&old)
+        .with_context(|| format!("cannot remove the old bundle {}", old.display()))
+}
+
+/// Atomically swaps two paths (Linux `renameat2(RENAME_EXCHANGE)`); `false`
+/// when the system or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(a), Ok(b)) = (
+        CString::new(a.as_os_str().as_bytes()),
+        CString::new(b.as_os_str().as_bytes()),
+    ) else {
+        // A path with a NUL byte cannot be named to the system at all.
+        return Ok(false);
+    };
+    // SAFETY: both arguments are valid NUL-terminated paths that outlive the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::ENOTSUP) => Ok(false),
+        _ => Err(err).with_context(|| "cannot exchange the new bundle with the old one".into()),
+    }
+}
+
+/// Atomically swaps two paths; not available here.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> Result<bool> {
+    Ok(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,6 +752,44 @@ mod tests {
         assert_eq!(
             sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+
+    #[test]
+    fn the_temporary_is_private_while_it_fills_and_goes_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("bundle");
+        let err = write_bundle(&out, |temp| {
+            let name = temp.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(name.starts_with(TEMP_PREFIX), "{name}");
+            assert_eq!(
+                fs::metadata(temp).unwrap().permissions().mode() & 0o777,
+                0o700
+            );
+            assert!(temp.join("roots").is_dir());
+            Err(ArtifactError::Invalid("stop".into()))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "stop");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_new_directory_gets_the_mode_create_dir_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("reference");
+        fs::create_dir(&reference).unwrap();
+        let expected = fs::metadata(&reference).unwrap().permissions().mode() & 0o777;
+        assert_eq!(default_dir_mode(dir.path()).unwrap(), expected);
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "the probe is gone"
         );
     }
 }

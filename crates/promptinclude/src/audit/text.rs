@@ -1,0 +1,237 @@
+//! The readable audit report (`promptinclude audit` without `--json`): per
+//! root a title, the configuration's source, a table of its rule files and
+//! its warnings, then one summary line over all roots.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use super::summary::Summary;
+use super::{percent, relative, RootAudit};
+use crate::error::RootError;
+use crate::model::FileStatus;
+use crate::render::paint::Paint;
+use crate::visible::visible;
+
+/// How the report is written.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    /// Colours (a terminal that wants them).
+    pub paint: Paint,
+    /// Names and messages shown with [`visible`] (a terminal: control
+    /// characters in them could rewrite the screen).
+    pub escape: bool,
+}
+
+/// Writes a root that could not be audited.
+pub fn write_error(
+    out: &mut impl Write,
+    root: &str,
+    error: &RootError,
+    style: Style,
+) -> io::Result<()> {
+    let error = error.to_string();
+    writeln!(
+        out,
+        "{}\n  error: {}\n",
+        shown(style.escape, root),
+        shown(style.escape, &error)
+    )
+}
+
+/// Writes one root's report.
+pub fn write_root(out: &mut impl Write, report: &RootAudit, style: Style) -> io::Result<()> {
+    write_report(out, report, style.paint, style.escape)
+}
+
+/// Writes the summary over all roots.
+pub fn write_summary(out: &mut impl Write, s: &Summary, style: Style) -> io::Result<()> {
+    let paint = style.paint;
+    let mut line = format!(
+        "summary: roots {}, rule files {}, tokens included {} of {} counted, cropped {}, skipped {}, warnings {}",
+        s.roots, s.rule_files, s.tokens_included, s.tokens_counted, s.cropped, s.skipped, s.warnings
+    );
+    if s.errors > 0 {
+        line.push_str(&format!(", roots with errors {}", s.errors));
+    }
+    writeln!(out, "{}", paint.code("1", &line))?;
+    if !s.failures.is_empty() {
+        writeln!(
+            out,
+            "{}",
+            paint.code("31", &format!("{} gate failure(s)", s.failures.len()))
+        )?;
+    }
+    Ok(())
+}
+
+/// `text` as shown: with [`visible`] when `escape` (a terminal), else as is.
+pub fn shown(escape: bool, text: &str) -> Cow<'_, str> {
+    if escape {
+        visible(text)
+    } else {
+        text.into()
+    }
+}
+
+fn write_report(
+    out: &mut impl Write,
+    report: &RootAudit,
+    paint: Paint,
+    escape: bool,
+) -> io::Result<()> {
+    let title = if report.root == report.abs_root {
+        report.root.clone()
+    } else {
+        format!("{} ({})", report.root, report.abs_root)
+    };
+    writeln!(out, "{}", paint.code("1", &shown(escape, &title)))?;
+    let source = report.config_source.to_string();
+    writeln!(out, "config: {}", shown(escape, &source))?;
+    for env in &report.env {
+        let verdict = if env.applied {
+            "applied"
+        } else {
+            "not an integer: ignored"
+        };
+        writeln!(out, "env: {}={:?} ({verdict})", env.variable, env.raw)?;
+    }
+    write_file_table(out, report, paint, escape)?;
+    write_warnings(out, report, paint, escape)?;
+    let t = &report.totals;
+    writeln!(
+        out,
+        "total: rule files {} (ok {}, cropped {}, skipped {}, blank {}, unreadable {}); \
+         tokens included {} of {} counted; budget used {} of {} ({}); warnings {}",
+        t.rule_files,
+        t.ok,
+        t.cropped,
+        t.skipped,
+        t.blank,
+        t.unreadable,
+        t.tokens_included,
+        t.tokens_counted,
+        t.budget_used,
+        report.config.max_total_tokens,
+        percent(t.budget_share),
+        t.warnings,
+    )?;
+    writeln!(out)
+}
+
+/// The table of a root's rule files (or "no rule files").
+fn write_file_table(
+    out: &mut impl Write,
+    report: &RootAudit,
+    paint: Paint,
+    escape: bool,
+) -> io::Result<()> {
+    let rows: Vec<[String; 4]> = report
+        .files
+        .iter()
+        .map(|f| {
+            let included = matches!(f.status, FileStatus::Ok | FileStatus::Cropped);
+            [
+                f.tokens_counted.map_or("-".to_string(), |n| n.to_string()),
+                if included {
+                    f.tokens_included.to_string()
+                } else {
+                    "-".to_string()
+                },
+                if included {
+                    percent(f.budget_share)
+                } else {
+                    "-".to_string()
+                },
+                shown(escape, relative(&f.path, &report.abs_root)).into_owned(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        writeln!(out, "no rule files")?;
+    } else {
+        let status_w = report
+            .files
+            .iter()
+            .map(|f| f.status.as_str().len())
+            .max()
+            .unwrap_or(0)
+            .max("STATUS".len());
+        let header = ["COUNTED", "INCLUDED", "BUDGET"];
+        let widths: Vec<usize> = (0..3)
+            .map(|c| {
+                rows.iter()
+                    .map(|r| r[c].len())
+                    .max()
+                    .unwrap_or(0)
+                    .max(header[c].len())
+            })
+            .collect();
+        writeln!(
+            out,
+            "  {:<status_w$}  {:>w0$}  {:>w1$}  {:>w2$}  FILE",
+            "STATUS",
+            header[0],
+            header[1],
+            header[2],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+        )?;
+        for (f, row) in report.files.iter().zip(&rows) {
+            let status = format!("{:<status_w$}", f.status.as_str());
+            writeln!(
+                out,
+                "  {}  {:>w0$}  {:>w1$}  {:>w2$}  {}",
+                paint.status(f.status, &status),
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A root's warnings, one line each, paths relative to the root.
+fn write_warnings(
+    out: &mut impl Write,
+    report: &RootAudit,
+    paint: Paint,
+    escape: bool,
+) -> io::Result<()> {
+    if !report.warnings.is_empty() {
+        writeln!(out, "warnings:")?;
+        let kind_w = report
+            .warnings
+            .iter()
+            .map(|w| w.kind.as_str().len())
+            .max()
+            .unwrap_or(0);
+        for w in &report.warnings {
+            let kind = format!("{:<kind_w$}", w.kind.as_str());
+            let mut place = w
+                .path
+                .as_deref()
+                .map(|p| relative(p, &report.abs_root).to_string())
+                .unwrap_or_default();
+            if let Some(line) = w.line {
+                place.push_str(&format!(":{line}"));
+            }
+            if !place.is_empty() {
+                place.push_str(": ");
+            }
+            writeln!(
+                out,
+                "  {}  {}{}",
+                paint.code("33", &kind),
+                shown(escape, &place),
+                shown(escape, &w.message)
+            )?;
+        }
+    }
+    Ok(())
+}
