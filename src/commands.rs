@@ -239,8 +239,9 @@ pub fn check_ignore(args: &CheckIgnoreArgs) -> Result<ExitStatus> {
         }
         (None, None) => (Config::default().gitignore, "<default>".to_string()),
     };
-    let spec = IgnoreSpec::from_gitignore_text(&text)
-        .map_err(|e| anyhow::anyhow!("{source}: {}", promptinclude::Error::from(e)))?;
+    let spec = IgnoreSpec::from_gitignore_text(&text).map_err(|e| {
+        anyhow::anyhow!("{source}: {}", promptinclude::Error::from(e).full_message())
+    })?;
     let mut paths: Vec<String> = args.paths.clone();
     if args.stdin {
         paths.extend(read_stdin_paths(args.nul)?);

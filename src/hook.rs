@@ -54,7 +54,7 @@ use anyhow::{anyhow, Context, Result};
 use promptinclude::batch::Batch;
 use promptinclude::model::Disposition;
 use promptinclude::trust::{is_too_wide, repository_top};
-use promptinclude::visible::visible;
+use promptinclude::visible;
 use promptinclude::{RootScan, ScanResult};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

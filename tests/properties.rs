@@ -15,8 +15,8 @@ use std::path::Path;
 use common::{random_config, random_tree, Rng};
 use promptinclude::budget::path_cost;
 use promptinclude::config::Format;
+use promptinclude::in_input_order;
 use promptinclude::model::Disposition;
-use promptinclude::ordered::in_input_order;
 use promptinclude::{render, tokenize, Config, FileEntry, RootScan, ScanResult, Scanner, Status};
 use proptest::prelude::*;
 

@@ -17,7 +17,7 @@ use promptinclude::discover::gitwildmatch::{IgnoreSpec, PatternError, PatternErr
 use promptinclude::model::{Disposition, FileEntry, ScanResult, Status};
 use promptinclude::project::ConfigSource;
 use promptinclude::pystr::STAND_IN_BASE;
-use promptinclude::scan::RootScan;
+use promptinclude::RootScan;
 use promptinclude::{Error, Scanner};
 use pyo3::exceptions::{
     PyAttributeError, PyOverflowError, PyRuntimeError, PyTypeError, PyUnicodeEncodeError,
@@ -341,7 +341,7 @@ fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
         Error::NamePattern(msg) => PyValueError::new_err(format!("invalid name_pattern: {msg}")),
         Error::Config(c) => PyValueError::new_err(format!("invalid configuration: {c}")),
         // Only `--rev` scans read git; the Python API never asks for one.
-        Error::Git(msg) => pyo3::exceptions::PyOSError::new_err(msg),
+        Error::Git(e) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
         Error::Raised(r) => {
             let message = format!("{}: {r}", r.path);
             match r.error {
@@ -568,7 +568,7 @@ fn scan_many<'py>(
         on_pool(threads, || {
             let scanner = scanner_for(config)?;
             let mut results: Vec<Result<Option<RootScan>, Error>> = Vec::with_capacity(paths.len());
-            promptinclude::ordered::in_input_order(
+            promptinclude::in_input_order(
                 &paths,
                 |_, root: &Option<PathBuf>| match root {
                     Some(root) => scanner.scan_detailed(root).map(Some),

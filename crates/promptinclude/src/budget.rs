@@ -66,6 +66,8 @@ impl std::fmt::Display for Raised {
     }
 }
 
+impl std::error::Error for Raised {}
+
 /// The reference's `trim_to_tokens(raw, max, "start")` (with
 /// `full_count == count(raw)`) and the tokens of what it keeps.
 fn crop(

@@ -30,26 +30,49 @@ pub enum Error {
     Raised(crate::budget::Raised),
     /// A git repository, revision or object could not be used (`--rev`):
     /// not a repository, an unknown revision, an object missing (as in a
-    /// partial clone) or corrupt.
-    Git(String),
+    /// partial clone) or corrupt; or `--rev` in a build without git.
+    Git(Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// What failed; the cause is [`std::error::Error::source`] (a chain printer
+/// such as `anyhow`'s `{:#}`, or [`Error::full_message`], shows both).
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config(e) => write!(f, "invalid configuration: {e}"),
-            Error::Pattern(e) => write!(f, "invalid gitignore pattern: {e}"),
-            Error::NamePattern(msg) => write!(f, "invalid name_pattern: {msg}"),
-            Error::Raised(r) => write!(f, "{}: {r}", r.path),
-            Error::Git(msg) => write!(f, "git: {msg}"),
+            Error::Config(_) => f.write_str("invalid configuration"),
+            Error::Pattern(_) => f.write_str("invalid gitignore pattern"),
+            Error::NamePattern(_) => f.write_str("invalid name_pattern"),
+            Error::Raised(r) => write!(f, "{}", r.path),
+            Error::Git(_) => f.write_str("git"),
         }
     }
 }
 
-/// Every variant's message already includes its cause, so `source()` is
-/// `None`: a chain printer (`anyhow`'s `{:#}`) would otherwise print the
-/// cause twice. Match on the variant to get at the inner error.
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Config(e) => Some(e),
+            Error::Pattern(e) => Some(e),
+            Error::NamePattern(e) => Some(e),
+            Error::Raised(r) => Some(r),
+            Error::Git(e) => Some(e.as_ref()),
+        }
+    }
+}
+
+impl Error {
+    /// The message with its causes, on one line (`invalid configuration:
+    /// line 2: key `max_depth`: expected an integer`).
+    pub fn full_message(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(e) = cause {
+            text = format!("{text}: {e}");
+            cause = e.source();
+        }
+        text
+    }
+}
 
 impl From<ConfigError> for Error {
     fn from(e: ConfigError) -> Self {
@@ -134,7 +157,7 @@ impl RootError {
                     .unwrap_or_default();
                 RootError {
                     kind: RootErrorKind::Pattern,
-                    message: format!("{from_env}{written}{e}"),
+                    message: format!("{from_env}{written}{}", e.full_message()),
                     line: config_file.as_ref().and(notes.line_of(key)),
                     file: config_file,
                     key: Some(key.name().to_string()),
@@ -154,9 +177,9 @@ impl RootError {
                     key: Some(r.key.name().to_string()),
                 }
             }
-            Error::Git(msg) => RootError {
+            Error::Git(e) => RootError {
                 kind: RootErrorKind::Git,
-                message: msg.clone(),
+                message: e.to_string(),
                 file: None,
                 line: None,
                 key: None,
@@ -192,7 +215,7 @@ impl From<PatternError> for Error {
 #[cfg(feature = "git")]
 impl From<crate::git::GitError> for Error {
     fn from(e: crate::git::GitError) -> Self {
-        Error::Git(e.to_string())
+        Error::Git(Box::new(e))
     }
 }
 
@@ -210,16 +233,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn messages_carry_their_cause_once() {
+    fn the_cause_is_the_source_and_shown_once() {
         let e = Error::from(ConfigError {
             file: None,
             line: Some(2),
             key: Some("max_depth".to_string()),
             message: "expected an integer".to_string(),
         });
-        assert!(std::error::Error::source(&e).is_none());
+        assert_eq!(e.to_string(), "invalid configuration");
+        let cause = std::error::Error::source(&e).expect("the configuration error");
         assert_eq!(
-            e.to_string(),
+            cause.to_string(),
+            "line 2: key `max_depth`: expected an integer"
+        );
+        assert!(cause.source().is_none());
+        assert_eq!(
+            e.full_message(),
             "invalid configuration: line 2: key `max_depth`: expected an integer"
         );
     }

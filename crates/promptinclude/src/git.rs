@@ -111,7 +111,7 @@ pub fn is_bare_repository(path: &Path) -> bool {
 /// Empty when there is no readable repository or index there. Opened
 /// isolated (no user or system configuration; nothing of the repository's
 /// configuration is run).
-pub fn tracked_files(top: &Path) -> Vec<Vec<u8>> {
+pub(crate) fn tracked_files(top: &Path) -> Vec<Vec<u8>> {
     let Ok(repo) = gix::open_opts(top, gix::open::Options::isolated()) else {
         return Vec::new();
     };
@@ -646,7 +646,7 @@ impl RevSnapshot {
     /// handle per rayon job, for [`RevSnapshot::read`] to hand out; a blob
     /// over READ_AHEAD_MAX is left to be read when asked for (a missing or
     /// non-blob object is read, to fail as it would then).
-    pub fn read_ahead(&mut self) -> Result<(), GitError> {
+    pub(crate) fn read_ahead(&mut self) -> Result<(), GitError> {
         let sources = &self.discovered.sources;
         let blob_of = |c: &Candidate| match sources.get(c.as_bytes()) {
             Some(Source::Blob(id)) => Some(*id),

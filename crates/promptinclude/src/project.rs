@@ -31,7 +31,7 @@ pub enum ConfigSource {
 
 impl ConfigSource {
     /// `"default"`, or the file's path.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             ConfigSource::Default => "default".to_string(),
             ConfigSource::File(path) => path.to_string_lossy().into_owned(),
@@ -131,7 +131,7 @@ fn project_base() -> Config {
 
 /// The project configuration file the host consults for `abs_root`
 /// (whether or not it exists).
-pub fn project_config_path(abs_root: &Path, agent_profile: Option<&str>) -> PathBuf {
+pub(crate) fn project_config_path(abs_root: &Path, agent_profile: Option<&str>) -> PathBuf {
     let a0 = abs_root.join(".a0proj");
     match agent_profile {
         Some(profile) => a0

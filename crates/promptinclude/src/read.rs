@@ -102,13 +102,13 @@ pub fn read_candidate(candidate: &Candidate) -> ReadOutcome {
 }
 
 /// The bytes of a discovered candidate (see [`read_candidate`]).
-pub fn read_candidate_bytes(candidate: &Candidate) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_candidate_bytes(candidate: &Candidate) -> std::io::Result<Vec<u8>> {
     read_bytes(candidate.as_bytes(), candidate.reads_piecewise())
 }
 
 /// The outcome of reading a rule file, given what [`read_candidate_bytes`]
 /// returned (for callers that also look at the bytes, such as hashing them).
-pub fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
+pub(crate) fn outcome_of(read: std::io::Result<Vec<u8>>) -> ReadOutcome {
     match read {
         Ok(bytes) => {
             let decoded = decode(bytes);

@@ -32,7 +32,7 @@ pub fn hex_of(path: &Path) -> Option<String> {
 
 /// The path a record names: its `*_hex` field decoded when it has one,
 /// else its text. Fails on hex that is not an even number of hex digits.
-pub fn path_of(text: &str, hex: Option<&str>) -> Result<PathBuf, String> {
+pub(crate) fn path_of(text: &str, hex: Option<&str>) -> Result<PathBuf, String> {
     let Some(hex) = hex else {
         return Ok(PathBuf::from(text));
     };

@@ -110,12 +110,12 @@ impl ReadPolicy {
     }
 
     /// Whether this is [`ReadPolicy::bundle`] (left out of manifests).
-    pub fn is_bundle_default(&self) -> bool {
+    pub(crate) fn is_bundle_default(&self) -> bool {
         *self == ReadPolicy::bundle()
     }
 
     /// Whether this policy reads exactly what the reference reads.
-    pub fn is_reference(&self) -> bool {
+    pub(crate) fn is_reference(&self) -> bool {
         *self == ReadPolicy::reference()
     }
 }
@@ -184,7 +184,10 @@ impl Guard {
     }
 
     /// The bytes of `candidate` under the policy, or why it is withheld.
-    pub fn read_bytes(&self, candidate: &Candidate) -> Result<io::Result<Vec<u8>>, Withheld> {
+    pub(crate) fn read_bytes(
+        &self,
+        candidate: &Candidate,
+    ) -> Result<io::Result<Vec<u8>>, Withheld> {
         if self.policy.is_reference() {
             return Ok(read_candidate_bytes(candidate));
         }

@@ -36,7 +36,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 
 /// `text` with every deceptive character escaped except line feeds and
 /// tabs: for contents shown line by line.
-pub fn visible_lines(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible_lines(text: &str) -> Cow<'_, str> {
     escape_where(text, |c| c != '\n' && c != '\t' && is_deceptive(c))
 }
 

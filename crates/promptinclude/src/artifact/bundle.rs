@@ -354,7 +354,7 @@ fn verify_root(
     };
     let now = match bundle_root_named(scanner, &abs_root, &root, rev) {
         Ok(now) => now,
-        Err(e) => return vec![format!("cannot be scanned any more: {e}")],
+        Err(e) => return vec![format!("cannot be scanned any more: {}", e.full_message())],
     };
     let section_changed = sha256_hex(now.section.as_bytes()) != *section_sha256;
     let scan_changed = sha256_hex(now.scan_line.as_bytes()) != scan_sha256;
@@ -383,7 +383,7 @@ fn verify_root(
 /// `name` as a path inside a directory (an artifact named by a manifest or
 /// an `index.json`): `None` when it is empty, absolute, or has a component
 /// (`..`, `.`) that could lead out of the directory.
-pub fn inside_path(name: &str) -> Option<&Path> {
+pub(crate) fn inside_path(name: &str) -> Option<&Path> {
     let relative = Path::new(name);
     let inside = !name.is_empty()
         && relative

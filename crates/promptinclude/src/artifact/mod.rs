@@ -22,7 +22,8 @@ mod write;
 use std::fmt;
 use std::io;
 
-pub use write::{existing_mode, parent_dir, write_atomic, write_atomic_with, write_through};
+pub(crate) use write::existing_mode;
+pub use write::{parent_dir, write_atomic, write_atomic_with, write_through};
 
 /// Why reading, writing or merging artifacts failed.
 #[derive(Debug)]

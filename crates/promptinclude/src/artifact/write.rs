@@ -54,7 +54,7 @@ pub fn parent_dir(path: &Path) -> &Path {
 
 /// The permission bits of the regular file or directory at `path` (not
 /// following a symlink there); `None` when there is none.
-pub fn existing_mode(path: &Path) -> io::Result<Option<u32>> {
+pub(crate) fn existing_mode(path: &Path) -> io::Result<Option<u32>> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() || meta.is_dir() => Ok(Some(meta.permissions().mode() & 0o777)),
         Ok(_) => Ok(None),

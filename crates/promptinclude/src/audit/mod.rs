@@ -315,11 +315,7 @@ fn scan_for_audit(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<A
             })?
         }
         #[cfg(not(feature = "git"))]
-        Some(_) => {
-            return Err(Error::Git(
-                "--rev needs promptinclude built with the `git` feature".to_string(),
-            ))
-        }
+        Some(_) => return Err(crate::scan::no_git()),
     };
     Ok(AuditScan {
         scan,

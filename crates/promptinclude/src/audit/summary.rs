@@ -77,7 +77,7 @@ impl Summary {
     /// Adds the sums of `other`, a summary of other roots, and appends its
     /// failures: for roots that come after this summary's roots in input
     /// order, the result is the summary of both sets of roots.
-    pub fn absorb(&mut self, other: Summary) {
+    pub(crate) fn absorb(&mut self, other: Summary) {
         self.roots += other.roots;
         self.rule_files += other.rule_files;
         self.files += other.files;

@@ -146,7 +146,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 ///
 /// A case-only match is reported only where the scan does look (a file that
 /// is out of reach and misnamed is out of reach first).
-pub fn walk_for_audit(root: &[u8], matchers: &Matchers) -> (Vec<Candidate>, Exhaustive) {
+pub(crate) fn walk_for_audit(root: &[u8], matchers: &Matchers) -> (Vec<Candidate>, Exhaustive) {
     let folded = NamePattern::new(&matchers.name.as_str().to_lowercase()).ok();
     let (candidates, collector) = walk_with(root, matchers, || Collector {
         matchers,

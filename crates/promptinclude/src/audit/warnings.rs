@@ -181,7 +181,7 @@ enum Place {
 
 /// Host template directives in a rule file's *path*: the host renders the
 /// path through the same template as the contents, so they expand there too.
-pub fn host_expansions_in_path(path: &str) -> Vec<Warning> {
+pub(crate) fn host_expansions_in_path(path: &str) -> Vec<Warning> {
     find_expansions(path, path, Place::Path)
         .into_iter()
         .map(|mut w| {
@@ -194,7 +194,7 @@ pub fn host_expansions_in_path(path: &str) -> Vec<Warning> {
 
 /// Host expansions in a rule file's text: one warning per occurrence, in
 /// text order, located by line.
-pub fn host_expansions(path: &str, text: &str) -> Vec<Warning> {
+pub(crate) fn host_expansions(path: &str, text: &str) -> Vec<Warning> {
     find_expansions(path, text, Place::Content)
 }
 

@@ -326,7 +326,7 @@ impl Config {
 
     /// Host settings-page ranges this configuration is outside of, as
     /// `(key, value, low, high)`.
-    pub fn out_of_host_range(&self) -> Vec<(Key, Number, i64, i64)> {
+    pub(crate) fn out_of_host_range(&self) -> Vec<(Key, Number, i64, i64)> {
         Key::ALL
             .into_iter()
             .filter_map(|key| {

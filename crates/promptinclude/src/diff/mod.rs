@@ -74,7 +74,7 @@ pub struct FileChange {
 
 impl FileChange {
     /// Tokens the file adds to the section (negative when it takes some away).
-    pub fn token_delta(&self) -> i64 {
+    pub(crate) fn token_delta(&self) -> i64 {
         self.after.map_or(0, |s| s.tokens) - self.before.map_or(0, |s| s.tokens)
     }
 }

@@ -37,13 +37,13 @@ impl Matchers {
     /// (relative, in matching form) is a rule-file candidate: its name
     /// matches `name_pattern` and the spec does not drop `rel`. Every walk
     /// (the filesystem's and a git tree's) decides with this.
-    pub fn takes_file(&self, parent_rel: &str, name: &[u8]) -> bool {
+    pub(crate) fn takes_file(&self, parent_rel: &str, name: &[u8]) -> bool {
         self.name.is_match_bytes(name) && !self.is_file_ignored(parent_rel, name)
     }
 
     /// Whether the spec prunes the directory `rel` (relative, in matching
     /// form): it matches `rel` or `rel + "/"` (no spec, no).
-    pub fn is_dir_pruned(&self, rel: &str) -> bool {
+    pub(crate) fn is_dir_pruned(&self, rel: &str) -> bool {
         self.ignore
             .as_ref()
             .is_some_and(|spec| spec.is_dir_ignored(rel))
@@ -85,8 +85,8 @@ pub enum MatcherError {
 impl std::fmt::Display for MatcherError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MatcherError::Pattern(e) => write!(f, "invalid gitignore pattern: {e}"),
-            MatcherError::NamePattern(e) => write!(f, "invalid name_pattern: {e}"),
+            MatcherError::Pattern(_) => f.write_str("invalid gitignore pattern"),
+            MatcherError::NamePattern(_) => f.write_str("invalid name_pattern"),
         }
     }
 }
@@ -119,7 +119,7 @@ impl Candidate {
 
     /// Wraps a full path found where the reference raises instead of
     /// returning (see [`walk`]): it is read even past `PATH_MAX`.
-    pub fn new_piecewise(path: Vec<u8>) -> Candidate {
+    pub(crate) fn new_piecewise(path: Vec<u8>) -> Candidate {
         Candidate {
             path,
             piecewise: true,
@@ -129,7 +129,7 @@ impl Candidate {
     /// Whether it is read piecewise past `PATH_MAX` (found by a walk that
     /// went on where the reference raises) rather than as the reference's
     /// `open` would (which fails with `ENAMETOOLONG` there).
-    pub fn reads_piecewise(&self) -> bool {
+    pub(crate) fn reads_piecewise(&self) -> bool {
         self.piecewise
     }
 
@@ -151,7 +151,7 @@ impl Candidate {
 
     /// The path as the tokenizer sees it: each undecodable byte is one U+FFFD,
     /// as tiktoken sees Python's surrogate-escaped `str`.
-    pub fn token_text(&self) -> std::borrow::Cow<'_, str> {
+    pub(crate) fn token_text(&self) -> std::borrow::Cow<'_, str> {
         path::surrogate_replaced(&self.path)
     }
 }
@@ -167,6 +167,6 @@ pub fn python_path_order(a: &[u8], b: &[u8]) -> Ordering {
 }
 
 /// Sorts candidates into the reference's order.
-pub fn sort_candidates(candidates: &mut [Candidate]) {
+pub(crate) fn sort_candidates(candidates: &mut [Candidate]) {
     candidates.sort_unstable_by(|a, b| python_path_order(&a.path, &b.path));
 }

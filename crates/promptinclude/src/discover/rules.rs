@@ -11,7 +11,7 @@ use super::Matchers;
 
 /// The depth of the directories whose listing can make the reference raise
 /// `RecursionError` (see `walk`'s documentation).
-pub const RECURSION_DIR_DEPTH: i64 = 995;
+pub(crate) const RECURSION_DIR_DEPTH: i64 = 995;
 
 /// What a walk knows about a directory before listing it.
 #[derive(Clone, Copy, Debug)]
@@ -67,7 +67,7 @@ impl DirRules {
     /// directory matters to the scan: one to enter, one whose listing the
     /// recursion check needs, or one at exactly `max_depth` to probe. A link
     /// is never entered.
-    pub fn visits_subdir(&self, is_link: bool) -> bool {
+    pub(crate) fn visits_subdir(&self, is_link: bool) -> bool {
         self.descend && (self.check_recursion || !is_link) || (!is_link && self.probe_depth_cut)
     }
 }

@@ -95,7 +95,7 @@ pub struct DirView<'a> {
 
 impl DirView<'_> {
     /// The full path of the entry `name` in this directory.
-    pub fn child_full(&self, name: &[u8]) -> Vec<u8> {
+    pub(crate) fn child_full(&self, name: &[u8]) -> Vec<u8> {
         let separator: &[u8] = if self.full.ends_with(b"/") { b"" } else { b"/" };
         [self.full, separator, name].concat()
     }
@@ -204,7 +204,7 @@ pub fn discover(root: &[u8], matchers: &Matchers) -> Vec<Candidate> {
 /// [`discover`], also reporting to a visitor made by `make_visitor` (made
 /// again if the walk must be redone piecewise; the one of the final walk is
 /// returned).
-pub fn walk_with<V: Visitor>(
+pub(crate) fn walk_with<V: Visitor>(
     root: &[u8],
     matchers: &Matchers,
     make_visitor: impl Fn() -> V,

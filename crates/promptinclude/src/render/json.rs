@@ -44,7 +44,7 @@ pub fn scan_line(scan: &RootScan, given: &Path) -> String {
 ///
 /// Written directly rather than through serde, so there is no failure path:
 /// every field is a string, an integer or `false`.
-pub fn to_json_line(result: &ScanResult, facts: &RootFacts) -> String {
+pub(crate) fn to_json_line(result: &ScanResult, facts: &RootFacts) -> String {
     let mut out = String::with_capacity(
         64 + result.root.len()
             + result

@@ -9,5 +9,5 @@ pub mod paint;
 pub mod template;
 pub mod text;
 
-pub use json::{error_line, json_string, scan_line, to_json_line, ErrorRecord, RootFacts};
+pub use json::{error_line, json_string, scan_line, ErrorRecord, RootFacts};
 pub use text::render;

@@ -65,7 +65,7 @@ pub(crate) static NAMED_INCLUDE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `text` after the host's `process_includes`: every `{{ include original }}`
 /// removed (see the module documentation), everything else as it is.
-pub fn remove_include_original(text: String) -> String {
+pub(crate) fn remove_include_original(text: String) -> String {
     if !INCLUDE_ORIGINAL.is_match(&text) {
         return text;
     }

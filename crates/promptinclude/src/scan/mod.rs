@@ -146,7 +146,7 @@ impl Scanner {
     /// [`Scanner::scan_with_reader`], discovering the candidates of a root
     /// that is a directory with `walk` (which must return what [`discover`]
     /// does; the audit's walk also reports what the scan misses).
-    pub fn scan_with_walk(
+    pub(crate) fn scan_with_walk(
         &self,
         root: &Path,
         walk: impl FnOnce(&[u8], &Matchers) -> Vec<Candidate>,
@@ -169,7 +169,7 @@ impl Scanner {
     /// walk of the root found, in the reference's order, or `None` when the
     /// root is not a directory (the result is empty). Nothing is checked on
     /// the filesystem; `read` reads each file the budget pass reaches.
-    pub fn scan_discovered(
+    pub(crate) fn scan_discovered(
         &self,
         root: &Path,
         candidates: Option<Vec<Candidate>>,
@@ -197,5 +197,5 @@ pub fn scan(root: impl AsRef<Path>, config: &Config) -> Result<ScanResult, Error
 /// The error of a revision scan in a build without the `git` feature.
 #[cfg(not(feature = "git"))]
 pub(crate) fn no_git() -> Error {
-    Error::Git("--rev needs promptinclude built with the `git` feature".to_string())
+    Error::Git("--rev needs promptinclude built with the `git` feature".into())
 }

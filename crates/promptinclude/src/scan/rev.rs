@@ -23,7 +23,7 @@ impl Scanner {
 
     /// [`Scanner::scan_rev`], handing the bytes of each file the budget pass
     /// reaches to `read` (for callers that also hash them).
-    pub fn scan_rev_with_reader(
+    pub(crate) fn scan_rev_with_reader(
         &self,
         root: &Path,
         rev: &str,
@@ -36,16 +36,16 @@ impl Scanner {
     /// Opens revision `rev` of the repository at `root` and discovers its
     /// candidates, for callers that scan it and then read more of its files
     /// (the audit reads the files the budget pass never reached).
-    pub fn open_rev(&self, root: &Path, rev: &str) -> Result<RevSnapshot, Error> {
+    pub(crate) fn open_rev(&self, root: &Path, rev: &str) -> Result<RevSnapshot, Error> {
         let abs = self
             .abs_root(root)
-            .ok_or_else(|| Error::Git("the current directory is gone".to_string()))?;
+            .ok_or_else(|| Error::Git("the current directory is gone".into()))?;
         Ok(RevSnapshot::open(&abs, rev, self.matchers())?)
     }
 
     /// Scans `snapshot` (opened by [`Scanner::open_rev`] on this scanner),
     /// handing the bytes of each file the budget pass reaches to `read`.
-    pub fn scan_snapshot(
+    pub(crate) fn scan_snapshot(
         &self,
         snapshot: &mut RevSnapshot,
         root: &Path,
