@@ -725,7 +725,7 @@ fn merge_bundle(
             };
             merge_bundle(list, &dirs, &out)
         })
-        .map_err(|e| PyValueError::new_err(error_chain(&e)))?;
+        .map_err(|e| PyValueError::new_err(promptinclude::full_message(&e)))?;
     Ok(if merged.errors {
         2
     } else if merged.not_dirs {
@@ -733,17 +733,6 @@ fn merge_bundle(
     } else {
         0
     })
-}
-
-/// An error and its causes, one line, as the command line prints them.
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut cause = err.source();
-    while let Some(e) = cause {
-        text = format!("{text}: {e}");
-        cause = e.source();
-    }
-    text
 }
 
 #[pymodule]

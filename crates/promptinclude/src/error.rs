@@ -64,14 +64,20 @@ impl Error {
     /// The message with its causes, on one line (`invalid configuration:
     /// line 2: key `max_depth`: expected an integer`).
     pub fn full_message(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(e) = cause {
-            text = format!("{text}: {e}");
-            cause = e.source();
-        }
-        text
+        full_message(self)
     }
+}
+
+/// Any error with its causes ([`std::error::Error::source`]), on one line,
+/// joined by `: ` as the command line prints them.
+pub fn full_message(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(e) = cause {
+        text = format!("{text}: {e}");
+        cause = e.source();
+    }
+    text
 }
 
 impl From<ConfigError> for Error {

@@ -72,7 +72,7 @@ pub use audit::audit_root;
 pub use batch::Batch;
 pub use config::Config;
 pub use diff::PromptDiff;
-pub use error::{Error, RootError, RootErrorKind};
+pub use error::{full_message, Error, RootError, RootErrorKind};
 pub use model::{FileEntry, ScanResult, Status};
 pub use ordered::in_input_order;
 pub use project::Resolver;

@@ -109,16 +109,6 @@ fn resolve_links(path: &Path) -> io::Result<PathBuf> {
 mod tests {
     use super::*;
 
-    /// The error and its causes, as the command line prints them.
-    fn chain(err: &dyn std::error::Error) -> String {
-        let mut text = err.to_string();
-        let mut cause = err.source();
-        while let Some(e) = cause {
-            text = format!("{text}: {e}");
-            cause = e.source();
-        }
-        text
-    }
     use std::os::unix::fs::symlink;
 
     fn names(dir: &Path) -> Vec<String> {
@@ -147,7 +137,7 @@ mod tests {
     #[test]
     fn failure_names_the_path() {
         let err = write_atomic(Path::new("/nonexistent-dir/x.md"), b"x").unwrap_err();
-        assert!(chain(&err).contains("/nonexistent-dir/x.md"));
+        assert!(crate::full_message(&err).contains("/nonexistent-dir/x.md"));
     }
 
     #[test]
@@ -241,6 +231,10 @@ mod tests {
         symlink("b", &a).unwrap();
         symlink("a", dir.path().join("b")).unwrap();
         let err = write_through(&a, b"x").unwrap_err();
-        assert!(chain(&err).contains("symbolic links"), "{}", chain(&err));
+        assert!(
+            crate::full_message(&err).contains("symbolic links"),
+            "{}",
+            crate::full_message(&err)
+        );
     }
 }
