@@ -47,6 +47,8 @@
 //!
 //! [`count`] picks the engine; every engine gives the same number.
 
+#![deny(missing_docs)]
+
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
