@@ -112,6 +112,26 @@ pub enum Command {
     ///
     ///   promptinclude diff --format markdown origin/main HEAD > comment.md
     Diff(DiffArgs),
+    /// Show what another agent loads as context files when started in a directory.
+    ///
+    /// The files in the agent's load order, each with its size, its
+    /// cl100k_base tokens and what happened to it (loaded; truncated at byte N
+    /// of M; shadowed, and by which file; blank; unreadable; not read because
+    /// the byte limit is used up), then the total against the agent's limit.
+    /// --json prints the same as one document (schema promptinclude.context/1);
+    /// --raw prints byte for byte the text the agent puts into its model
+    /// request for these files, framing included, and nothing when it sends
+    /// nothing. The models reproduce: codex 0.171.0 (AGENTS.md,
+    /// AGENTS.override.md, project_doc_fallback_filenames, the shared
+    /// project_doc_max_bytes, $CODEX_HOME or ~/.codex). See
+    /// docs/agents-context.md. Examples:
+    ///
+    ///   promptinclude context --agent codex
+    ///
+    ///   promptinclude context --agent codex --cwd services/payments --raw
+    ///
+    ///   CODEX_HOME=/tmp/clean promptinclude context --agent codex --json
+    Context(ContextArgs),
     /// Hook command for a coding agent: add the section to the model's context.
     ///
     /// Reads the agent's hook event (JSON on stdin), renders the section for
@@ -708,6 +728,34 @@ pub struct DiffArgs {
     pub color: ColorWhen,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// The agents `context` models.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ContextAgent {
+    /// OpenAI Codex CLI 0.171.0.
+    Codex,
+}
+
+/// `context` arguments.
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The agent to model.
+    #[arg(long, value_name = "AGENT")]
+    pub agent: ContextAgent,
+    /// The directory the agent is started in (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// The user's home directory (default: $HOME). The agent's own variables
+    /// (CODEX_HOME) are read from the environment, as the agent reads them.
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// One JSON document (schema promptinclude.context/1).
+    #[arg(long, conflicts_with = "raw")]
+    pub json: bool,
+    /// Byte for byte what the agent sends for these files (nothing if it sends nothing).
+    #[arg(long)]
+    pub raw: bool,
 }
 
 /// `verify` arguments.

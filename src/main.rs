@@ -6,6 +6,7 @@ mod args;
 mod audit;
 mod bundle;
 mod commands;
+mod context;
 mod diff;
 mod exit;
 mod hook;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => bundle::verify(args),
         Command::Merge(command) => merge::merge(command),
         Command::Diff(args) => diff::diff(args),
+        Command::Context(args) => context::context(args),
         Command::Hook(args) => hook::hook(args),
         Command::Init(args) => init::init(args),
         #[cfg(feature = "mcp")]

@@ -95,6 +95,12 @@ const NAME: &str = "prompt_includes";
 /// The tool's arguments and their JSON types.
 const TOOL_ARGS: &[(&str, &str)] = &[("root", "string"), ("audit", "boolean")];
 
+/// The tool that shows what another agent loads as context files.
+const CONTEXT_TOOL: &str = "agent_context";
+
+/// Its arguments and their JSON types.
+const CONTEXT_ARGS: &[(&str, &str)] = &[("agent", "string"), ("cwd", "string")];
+
 /// The prompt's arguments and their JSON types.
 const PROMPT_ARGS: &[(&str, &str)] = &[("root", "string")];
 
@@ -185,6 +191,63 @@ impl Server {
             }
         }
         Ok(std::env::current_dir().into_iter().collect())
+    }
+
+    /// The `agent_context` tool: the text report of `promptinclude context`
+    /// for a directory inside the served roots. It names files and counts
+    /// their bytes and tokens but never returns their text, so a rule file
+    /// linked to a secret outside the project cannot reach the model this way.
+    async fn agent_context(
+        &self,
+        context: &RequestContext<RoleServer>,
+        args: Option<&JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if string_arg(args, "agent") != Some("codex") {
+            return Err(ErrorData::invalid_params(
+                "argument `agent` must be one of: codex",
+                None,
+            ));
+        }
+        let roots = self.roots(context).await?;
+        let inside = |dir: &Path| {
+            let dir = std::fs::canonicalize(dir).ok()?;
+            roots
+                .iter()
+                .filter_map(|r| std::fs::canonicalize(r).ok())
+                .any(|r| dir.starts_with(r))
+                .then_some(dir)
+        };
+        let cwd = match string_arg(args, "cwd") {
+            Some(cwd) => PathBuf::from(cwd),
+            None => roots.first().cloned().unwrap_or_else(|| PathBuf::from(".")),
+        };
+        let Some(cwd) = inside(&cwd) else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "{} is not a directory inside the roots this server serves",
+                    cwd.display()
+                ),
+                None,
+            ));
+        };
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        let codex_home = std::env::var_os("CODEX_HOME");
+        let report = tokio::task::spawn_blocking(move || {
+            promptinclude::agents::codex::context(&promptinclude::agents::codex::Start {
+                cwd: &cwd,
+                home: &home,
+                codex_home: codex_home.as_deref(),
+            })
+            .map(|c| promptinclude::agents::report::text(&c, false))
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))?;
+        Ok(match report {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+        })
     }
 
     /// Scans and renders every root (or only `only`); stops when the
@@ -481,7 +544,27 @@ impl ServerHandler for Server {
              their status and tokens",
             Arc::new(schema),
         );
-        Ok(ListToolsResult::with_all_items(vec![tool]))
+        let context_schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "agent": {"type": "string", "enum": ["codex"], "description": "The agent to model"},
+                "cwd": {"type": "string", "description": "The directory the agent is started in: one of the server's roots or a directory inside one (default: the first root)"}
+            },
+            "required": ["agent"],
+            "additionalProperties": false
+        });
+        let serde_json::Value::Object(context_schema) = context_schema else {
+            return Err(ErrorData::internal_error("tool schema", None));
+        };
+        let context_tool = Tool::new(
+            CONTEXT_TOOL,
+            "Which context files another agent (Codex) loads when started in a directory: each \
+             file with its bytes, tokens and what became of it (loaded, truncated, shadowed, \
+             blank, not read), and the total against the agent's limit. Names and sizes only, \
+             never the files' text",
+            Arc::new(context_schema),
+        );
+        Ok(ListToolsResult::with_all_items(vec![tool, context_tool]))
     }
 
     async fn call_tool(
@@ -489,6 +572,11 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == CONTEXT_TOOL {
+            let args = request.arguments.as_ref();
+            check_args(args, CONTEXT_ARGS)?;
+            return self.agent_context(&context, args).await.map(Into::into);
+        }
         if request.name != NAME {
             return Err(ErrorData::invalid_params(
                 format!("no tool named {}", request.name),

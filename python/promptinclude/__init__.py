@@ -31,6 +31,7 @@ __all__ = [
     "render",
     "audit",
     "check_ignore",
+    "context",
     "DEFAULT_CONFIG",
     "DEFAULT_GITIGNORE",
     "FileEntry",
@@ -315,3 +316,19 @@ def check_ignore(paths: Iterable[str], gitignore: str) -> List[Dict[str, Any]]:
     1-based number in ``gitignore.splitlines()``, or ``None``).
     """
     return _native.check_ignore(list(paths), gitignore)
+
+
+def context(agent: str, cwd: StrPath = ".", home: Optional[StrPath] = None) -> Dict[str, Any]:
+    """What ``agent`` loads as context files when started in ``cwd``.
+
+    The ``promptinclude context --json`` document (schema
+    ``promptinclude.context/1``) as plain objects: ``files`` in the agent's
+    load order, each with ``path``, ``role``, ``bytes``, ``tokens`` and
+    ``status`` (``loaded``, ``truncated`` with ``at``/``of``, ``shadowed``
+    with ``by``, ``blank``, ``unreadable``, ``limit_reached``, ``dropped``),
+    the agent's ``limit``, ``notes``, and ``raw``: byte for byte the text the
+    agent puts into its model request for these files, or ``None``.
+    Modelled agents: ``"codex"`` (Codex CLI 0.171.0). ``home`` defaults to
+    ``$HOME``; ``CODEX_HOME`` is read from the environment.
+    """
+    return _native.context(agent, os.fspath(cwd), None if home is None else os.fspath(home))

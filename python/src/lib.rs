@@ -700,6 +700,46 @@ fn merge_audit_summaries(records: Vec<Vec<u8>>) -> PyResult<String> {
     promptinclude::audit::summary::Summary::merge_records(&records).map_err(PyValueError::new_err)
 }
 
+/// What `agent` loads as context files when started in `cwd` (the
+/// `promptinclude context --json` document as plain objects). `home`
+/// defaults to `$HOME`; the agent's own variables (`CODEX_HOME`) are read
+/// from the environment, as the agent reads them.
+#[pyfunction]
+#[pyo3(signature = (agent, cwd, home=None))]
+fn context<'py>(
+    py: Python<'py>,
+    agent: &str,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use promptinclude::agents::{codex, report};
+    if agent != "codex" {
+        return Err(PyValueError::new_err(format!(
+            "context: unknown agent {agent:?} (modelled: codex)"
+        )));
+    }
+    let home = match home.or_else(|| std::env::var_os("HOME").map(PathBuf::from)) {
+        Some(home) => home,
+        None => {
+            return Err(PyValueError::new_err(
+                "context: HOME is not set: pass home=",
+            ))
+        }
+    };
+    let codex_home = std::env::var_os("CODEX_HOME");
+    let json = py
+        .detach(|| {
+            codex::context(&codex::Start {
+                cwd: &cwd,
+                home: &home,
+                codex_home: codex_home.as_deref(),
+            })
+            .map(|c| report::json(&c))
+        })
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    json_to_py(py, &json)
+}
+
 /// Merges the bundles `dirs` of consecutive slices of the root list in the
 /// file `roots_from` into one bundle at `out` (written whole or not at all),
 /// as `promptinclude merge bundle` does: in this process, with the GIL
@@ -747,6 +787,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_ignore, m)?)?;
     m.add_function(wrap_pyfunction!(merge_audit_summaries, m)?)?;
     m.add_function(wrap_pyfunction!(merge_bundle, m)?)?;
+    m.add_function(wrap_pyfunction!(context, m)?)?;
     m.add(
         "DEFAULT_GITIGNORE",
         promptinclude::config::DEFAULT_GITIGNORE,

@@ -80,3 +80,33 @@ def test_non_utf8_names_round_trip(tmp_path):
     result = promptinclude.scan_promptinclude_files(str(tmp_path))
     assert result["files"][0]["path"] == os.fsdecode(name)
     assert "\udcff" in promptinclude.render(result)
+
+
+def test_context_codex_follows_the_chain_the_limit_and_the_override(tmp_path):
+    """Codex's documented rules, as `promptinclude context --agent codex`
+    models them (checked against the real Codex in tests/agents)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    (repo / "AGENTS.md").write_text("ROOT\n")
+    (repo / "sub" / "AGENTS.override.md").write_text("O\n")
+    (repo / "sub" / "AGENTS.md").write_text("S\n")
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text("project_doc_max_bytes = 6\n")
+    os.environ.pop("CODEX_HOME", None)
+    doc = promptinclude.context("codex", repo / "sub", home)
+    assert doc["schema"] == "promptinclude.context/1"
+    assert doc["root"] == os.path.realpath(repo)
+    statuses = [(os.path.relpath(f["path"], repo), f["status"]) for f in doc["files"]]
+    assert statuses == [
+        ("AGENTS.md", "loaded"),
+        ("sub/AGENTS.override.md", "truncated"),
+        ("sub/AGENTS.md", "shadowed"),
+    ]
+    assert (doc["files"][1]["at"], doc["files"][1]["of"]) == (1, 2)
+    assert doc["limit"] == {"max": 6, "used": 6}
+    cwd = os.path.realpath(repo / "sub")
+    assert doc["raw"] == f"# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nROOT\n\n\nO\n</INSTRUCTIONS>"
+    with pytest.raises(ValueError, match="unknown agent"):
+        promptinclude.context("no-such-agent", repo)

@@ -34,7 +34,7 @@ function project(name) {
 const render = (root) => execFileSync(BIN, ["render", root], { encoding: "utf8", env: { PATH: process.env.PATH } });
 
 /** A connected client; `roots` (paths) are offered through the roots capability. */
-async function connect(args, roots) {
+async function connect(args, roots, env = {}) {
 	const client = new Client({ name: "promptinclude-e2e", version: "0" }, { capabilities: roots ? { roots: {} } : {} });
 	if (roots) {
 		client.setRequestHandler(ListRootsRequestSchema, async () => ({
@@ -44,7 +44,7 @@ async function connect(args, roots) {
 	const transport = new StdioClientTransport({
 		command: BIN,
 		args: ["mcp", ...args],
-		env: { PATH: process.env.PATH },
+		env: { PATH: process.env.PATH, ...env },
 		stderr: "pipe",
 	});
 	await client.connect(transport);
@@ -61,9 +61,10 @@ test("--root: the tool, the resources and the prompt give the rendered section a
 		const { tools } = await client.listTools();
 		assert.deepEqual(
 			tools.map((t) => t.name),
-			["prompt_includes"],
+			["prompt_includes", "agent_context"],
 		);
 		assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ["audit", "root"]);
+		assert.deepEqual(Object.keys(tools[1].inputSchema.properties).sort(), ["agent", "cwd"]);
 
 		const called = await client.callTool({ name: "prompt_includes", arguments: {} });
 		assert.ok(!called.isError);
@@ -145,7 +146,46 @@ test("a root with a broken configuration is an error result, not a dead server",
 		assert.equal(called.isError, true);
 		assert.match(textOf(called), /config\.json:2: key `max_depth`/);
 		// The server still answers.
-		assert.equal((await client.listTools()).tools.length, 1);
+		assert.equal((await client.listTools()).tools.length, 2);
+	} finally {
+		await client.close();
+	}
+});
+
+test("agent_context: what Codex loads in a root, names and sizes only (a linked secret's text stays out), and only inside the roots", async () => {
+	const root = path.join(scratch, `${++counter}-codex-context`);
+	const home = path.join(scratch, `${counter}-home`);
+	write(path.join(root, ".git/HEAD"), "ref: refs/heads/main\n");
+	write(path.join(root, "AGENTS.md"), "Root rules. MARKER-ROOT-RULES\n");
+	write(path.join(root, "pkg/AGENTS.override.md"), "Override. MARKER-OVERRIDE\n");
+	write(path.join(root, "pkg/AGENTS.md"), "Shadowed. MARKER-SHADOWED\n");
+	const secret = path.join(scratch, `${counter}-secret.txt`);
+	write(secret, "SECRET-KEY-MATERIAL\n");
+	fs.mkdirSync(path.join(root, "linked"));
+	fs.symlinkSync(secret, path.join(root, "linked/AGENTS.md"));
+	fs.mkdirSync(path.join(home, ".codex"), { recursive: true });
+	const expected = (cwd) =>
+		execFileSync(BIN, ["context", "--agent", "codex", "--cwd", cwd, "--home", home], {
+			encoding: "utf8",
+			env: { PATH: process.env.PATH },
+		});
+	const client = await connect(["--root", root], undefined, { HOME: home });
+	try {
+		const pkg = await client.callTool({ name: "agent_context", arguments: { agent: "codex", cwd: path.join(root, "pkg") } });
+		assert.ok(!pkg.isError, textOf(pkg));
+		assert.equal(textOf(pkg), expected(path.join(root, "pkg")), "the tool returns `context`'s text report");
+		assert.match(textOf(pkg), /^  loaded .*\/AGENTS\.md$/m);
+		assert.match(textOf(pkg), /shadowed by .*pkg\/AGENTS\.override\.md/);
+		const linked = textOf(await client.callTool({ name: "agent_context", arguments: { agent: "codex", cwd: path.join(root, "linked") } }));
+		assert.match(linked, /linked\/AGENTS\.md/);
+		for (const marker of ["MARKER-ROOT-RULES", "MARKER-OVERRIDE", "SECRET-KEY-MATERIAL"]) {
+			assert.ok(!textOf(pkg).includes(marker) && !linked.includes(marker), `${marker} stays out of the tool's result`);
+		}
+		await assert.rejects(
+			client.callTool({ name: "agent_context", arguments: { agent: "codex", cwd: scratch } }),
+			/not a directory inside the roots this server serves/,
+		);
+		await assert.rejects(client.callTool({ name: "agent_context", arguments: { agent: "other" } }), /must be one of: codex/);
 	} finally {
 		await client.close();
 	}

@@ -17,6 +17,7 @@
 //! | [`audit_root`] | a scan's facts and warnings ([`audit`]: text, JSON and HTML reports) |
 //! | [`PromptDiff`] | what a change does to the prompt ([`diff`]) |
 //! | [`artifact`] | bundles, `render --out-dir` indexes, atomic writes, and the merge of shard outputs |
+//! | [`agents`] | what other agents (Codex) load as context files, modelled exactly |
 //! | [`Error`], [`RootError`] | what stops a root, and its record in outputs |
 //!
 //! The stages are public modules for callers that need one alone, in the
@@ -42,6 +43,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod agents;
 pub mod artifact;
 pub mod audit;
 pub mod batch;

@@ -1,0 +1,462 @@
+//! OpenAI Codex CLI ([`VERSION`]): `AGENTS.md` files.
+//!
+//! The rules, found by experiment against the real binary (its source for
+//! this version is not public in full; see `docs/agents-context.md`):
+//!
+//! * **Global file.** In `$CODEX_HOME` (else `~/.codex`; a relative
+//!   `CODEX_HOME` is taken from the working directory): `AGENTS.override.md`,
+//!   then `AGENTS.md`. The first that is a regular file (links followed),
+//!   can be read and is not blank wins; its text is sent trimmed (Rust's
+//!   `str::trim`). It does not count against the byte limit.
+//! * **Project root.** The nearest directory, from the working directory up,
+//!   holding one of `project_root_markers` (default `.git`; a file counts,
+//!   anything `stat` finds). Without one, only the working directory is
+//!   searched.
+//! * **One file per directory**, from the root down to the working
+//!   directory: the first of `AGENTS.override.md`, `AGENTS.md` and
+//!   `project_doc_fallback_filenames` that is a regular file. It is chosen
+//!   before it is read, so a blank override still takes its directory. A
+//!   candidate that cannot be inspected (other than "not found") or read
+//!   drops every project file.
+//! * **One byte limit for the chain**, `project_doc_max_bytes` (default
+//!   32768; 0 turns project files off): root first, each file is cut to what
+//!   remains, at any byte, and decoded with replacement; a file that is
+//!   blank after the cut costs nothing and is not sent; once nothing remains
+//!   the deeper files are not read.
+//! * **The message**: `# AGENTS.md instructions for <cwd>` (only `# AGENTS.md
+//!   instructions` when no project file is sent), a blank line,
+//!   `<INSTRUCTIONS>`, the global text, `--- project-doc ---` between it and
+//!   the project files (each separated by a blank line, sent as they are),
+//!   and `</INSTRUCTIONS>`.
+//! * `trust_level = "untrusted"` in `config.toml`'s `[projects."<path>"]`
+//!   entry for the working directory, else for the nearest git repository
+//!   above it, sends no project file.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::{Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Role, Skip};
+use crate::tokenize;
+
+/// The Codex CLI version this model reproduces (`tests/agents/package.json`).
+pub const VERSION: &str = "0.171.0";
+
+/// `project_doc_max_bytes` when `config.toml` does not set it.
+pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024;
+
+const OVERRIDE: &str = "AGENTS.override.md";
+const AGENTS: &str = "AGENTS.md";
+
+/// How Codex is started.
+#[derive(Clone, Copy, Debug)]
+pub struct Start<'a> {
+    /// The working directory Codex is started in (it names it by its
+    /// physical path, links resolved).
+    pub cwd: &'a Path,
+    /// `$HOME`.
+    pub home: &'a Path,
+    /// `$CODEX_HOME`, when set.
+    pub codex_home: Option<&'a OsStr>,
+}
+
+/// The settings of `config.toml` that decide what is loaded.
+#[derive(Debug)]
+struct Settings {
+    max_bytes: u64,
+    fallbacks: Vec<String>,
+    markers: Vec<String>,
+    trust: HashMap<String, String>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            max_bytes: DEFAULT_MAX_BYTES,
+            fallbacks: Vec::new(),
+            markers: vec![".git".to_string()],
+            trust: HashMap::new(),
+        }
+    }
+}
+
+/// What Codex loads when started as `start` says.
+pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
+    let cwd = fs::canonicalize(start.cwd)
+        .map_err(|e| ContextError(format!("cannot enter {}: {e}", start.cwd.display())))?;
+    let codex_home = match start.codex_home {
+        Some(dir) => {
+            let dir = cwd.join(dir);
+            if fs::metadata(&dir).is_err() {
+                return Err(ContextError(format!(
+                    "CODEX_HOME points to {:?}, but that path does not exist (Codex exits)",
+                    start.codex_home.unwrap_or_default()
+                )));
+            }
+            dir
+        }
+        None => start.home.join(".codex"),
+    };
+    let settings = read_settings(&codex_home.join("config.toml"))?;
+    let mut files = Vec::new();
+    let mut notes = Vec::new();
+    let global = global_text(&codex_home, &mut files);
+
+    let root = find_root(&cwd, &settings.markers);
+    let mut remaining = settings.max_bytes;
+    let mut parts = Vec::new();
+    if let Some((key, "untrusted")) = trust_level(&cwd, &settings.trust) {
+        notes.push(format!(
+            "{key} is untrusted in config.toml: Codex sends no project file"
+        ));
+    } else if settings.max_bytes == 0 {
+        notes.push("project_doc_max_bytes = 0: Codex sends no project file".to_string());
+    } else {
+        parts = project_texts(
+            &cwd,
+            root.as_deref(),
+            &settings,
+            &mut remaining,
+            &mut files,
+            &mut notes,
+        );
+    }
+
+    let project = (!parts.is_empty()).then(|| parts.join("\n\n"));
+    let body = match (&global, &project) {
+        (Some(g), Some(p)) => Some(format!("{g}\n\n--- project-doc ---\n\n{p}")),
+        (Some(g), None) => Some(g.clone()),
+        (None, Some(p)) => Some(p.clone()),
+        (None, None) => None,
+    };
+    let raw = body.map(|body| {
+        let header = match project {
+            Some(_) => format!("# AGENTS.md instructions for {}", cwd.to_string_lossy()),
+            None => "# AGENTS.md instructions".to_string(),
+        };
+        format!("{header}\n\n<INSTRUCTIONS>\n{body}\n</INSTRUCTIONS>")
+    });
+    Ok(AgentContext {
+        agent: Agent::Codex,
+        cwd,
+        root,
+        files,
+        limit: Some(ByteLimit {
+            max: settings.max_bytes,
+            used: settings.max_bytes - remaining,
+        }),
+        raw,
+        notes,
+    })
+}
+
+/// The settings in `path` (the defaults when there is no such file).
+fn read_settings(path: &Path) -> Result<Settings, ContextError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Settings::default()),
+        Err(e) => return Err(ContextError(format!("cannot read {}: {e}", path.display()))),
+    };
+    let bad = |what: &str| ContextError(format!("{}: {what} (Codex exits)", path.display()));
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| bad(e.message()))?;
+    let mut settings = Settings::default();
+    if let Some(value) = table.get("project_doc_max_bytes") {
+        settings.max_bytes = value
+            .as_integer()
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| bad("project_doc_max_bytes is not a non-negative integer"))?;
+    }
+    if let Some(value) = table.get("project_doc_fallback_filenames") {
+        settings.fallbacks = strings(value)
+            .ok_or_else(|| bad("project_doc_fallback_filenames is not a list of strings"))?;
+    }
+    if let Some(value) = table.get("project_root_markers") {
+        settings.markers =
+            strings(value).ok_or_else(|| bad("project_root_markers is not a list of strings"))?;
+    }
+    if let Some(projects) = table.get("projects").and_then(toml::Value::as_table) {
+        for (dir, project) in projects {
+            if let Some(level) = project.get("trust_level").and_then(toml::Value::as_str) {
+                settings.trust.insert(dir.clone(), level.to_string());
+            }
+        }
+    }
+    Ok(settings)
+}
+
+/// A TOML list of strings.
+fn strings(value: &toml::Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The global file's text, trimmed, recording what became of each candidate.
+fn global_text(codex_home: &Path, files: &mut Vec<ContextFile>) -> Option<String> {
+    let mut winner: Option<PathBuf> = None;
+    let mut text = None;
+    for name in [OVERRIDE, AGENTS] {
+        let path = codex_home.join(name);
+        if !fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        if let Some(by) = &winner {
+            files.push(not_sent(
+                path,
+                Role::Global,
+                None,
+                Outcome::Shadowed { by: by.clone() },
+            ));
+            continue;
+        }
+        match fs::read(&path) {
+            Err(e) => files.push(not_sent(
+                path,
+                Role::Global,
+                None,
+                Outcome::Skipped(Skip::Unreadable(e.to_string())),
+            )),
+            Ok(bytes) => {
+                let len = bytes.len() as u64;
+                let decoded = String::from_utf8_lossy(&bytes);
+                let trimmed = decoded.trim();
+                if trimmed.is_empty() {
+                    files.push(not_sent(
+                        path,
+                        Role::Global,
+                        Some(len),
+                        Outcome::Skipped(Skip::Blank),
+                    ));
+                    continue;
+                }
+                files.push(ContextFile {
+                    path: path.clone(),
+                    role: Role::Global,
+                    bytes: Some(len),
+                    tokens: tokenize::count(trimmed),
+                    outcome: Outcome::Loaded,
+                });
+                text = Some(trimmed.to_string());
+                winner = Some(path);
+            }
+        }
+    }
+    text
+}
+
+/// The `[projects."<path>"]` entry that applies, and its trust level: the
+/// one for the working directory itself, else the one for its git
+/// repository ([`git_repository`]). Entries for other directories (the
+/// marker root, one in between) are not consulted.
+fn trust_level<'a>(cwd: &Path, trust: &'a HashMap<String, String>) -> Option<(&'a str, &'a str)> {
+    let entry = |dir: &Path| trust.get_key_value(dir.to_string_lossy().as_ref());
+    entry(cwd)
+        .or_else(|| entry(git_repository(cwd)?))
+        .map(|(key, level)| (key.as_str(), level.as_str()))
+}
+
+/// The git repository Codex finds for `cwd`'s trust: the nearest directory
+/// whose `.git` (links followed) is a directory holding `HEAD`; a `.git`
+/// directory without one is passed over, a `.git` file ends the search
+/// without a repository (a linked worktree's main repository is not
+/// modelled).
+fn git_repository(cwd: &Path) -> Option<&Path> {
+    for dir in cwd.ancestors() {
+        let git = dir.join(".git");
+        match fs::metadata(&git) {
+            Ok(meta) if meta.is_dir() && fs::metadata(git.join("HEAD")).is_ok() => {
+                return Some(dir)
+            }
+            Ok(meta) if meta.is_file() => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The nearest directory from `cwd` up that holds a marker.
+fn find_root(cwd: &Path, markers: &[String]) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|dir| markers.iter().any(|m| fs::metadata(dir.join(m)).is_ok()))
+        .map(Path::to_path_buf)
+}
+
+/// The candidate names of a directory, in Codex's order.
+fn candidate_names(fallbacks: &[String]) -> Vec<String> {
+    let mut names = vec![OVERRIDE.to_string(), AGENTS.to_string()];
+    for name in fallbacks {
+        let name = name.trim();
+        let usable = !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0']);
+        if usable && !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// A directory's file, chosen by type before anything is read, with the
+/// regular files of the later names, which it shadows.
+struct Chosen {
+    path: PathBuf,
+    len: u64,
+    shadows: Vec<(PathBuf, u64)>,
+}
+
+/// The project files' texts as Codex sends them, recording what became of
+/// each file (a chosen one, then those it shadows).
+fn project_texts(
+    cwd: &Path,
+    root: Option<&Path>,
+    settings: &Settings,
+    remaining: &mut u64,
+    files: &mut Vec<ContextFile>,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let dirs: Vec<&Path> = match root {
+        Some(root) => {
+            let mut dirs: Vec<&Path> = cwd.ancestors().take_while(|d| *d != root).collect();
+            dirs.push(root);
+            dirs.reverse();
+            dirs
+        }
+        None => vec![cwd],
+    };
+    let names = candidate_names(&settings.fallbacks);
+    let (chosen, failed) = choose(&dirs, &names);
+    if let Some((path, error)) = failed {
+        emit(files, &chosen, |_| {
+            (Outcome::Skipped(Skip::DroppedWithSet), 0)
+        });
+        files.push(not_sent(
+            path.clone(),
+            Role::Project,
+            None,
+            Outcome::Skipped(Skip::Unreadable(error)),
+        ));
+        notes.push(dropped_note(&path, "inspected"));
+        return Vec::new();
+    }
+    let mut parts = Vec::new();
+    let mut outcomes = Vec::new();
+    for file in &chosen {
+        if *remaining == 0 {
+            outcomes.push((Outcome::Skipped(Skip::LimitReached), 0));
+            continue;
+        }
+        let bytes = match fs::read(&file.path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let unreadable = Outcome::Skipped(Skip::Unreadable(e.to_string()));
+                emit(files, &chosen, |f| match f.path == file.path {
+                    true => (unreadable.clone(), 0),
+                    false => (Outcome::Skipped(Skip::DroppedWithSet), 0),
+                });
+                notes.push(dropped_note(&file.path, "read"));
+                return Vec::new();
+            }
+        };
+        let of = bytes.len() as u64;
+        let at = of.min(*remaining);
+        let text = String::from_utf8_lossy(&bytes[..at as usize]).into_owned();
+        if text.trim().is_empty() {
+            outcomes.push((Outcome::Skipped(Skip::Blank), 0));
+            continue;
+        }
+        *remaining -= at;
+        let outcome = if at < of {
+            Outcome::Truncated { at, of }
+        } else {
+            Outcome::Loaded
+        };
+        outcomes.push((outcome, tokenize::count(&text)));
+        parts.push(text);
+    }
+    let mut outcomes = outcomes.into_iter();
+    emit(files, &chosen, |_| {
+        outcomes.next().unwrap_or((Outcome::Loaded, 0))
+    });
+    parts
+}
+
+/// Each directory's file, and the first candidate that could not be
+/// inspected (after which Codex looks no further).
+fn choose(dirs: &[&Path], names: &[String]) -> (Vec<Chosen>, Option<(PathBuf, String)>) {
+    let mut chosen: Vec<Chosen> = Vec::new();
+    for dir in dirs {
+        let mut winner: Option<Chosen> = None;
+        for name in names {
+            let path = dir.join(name);
+            match (fs::metadata(&path), &mut winner) {
+                (Ok(meta), Some(w)) if meta.is_file() => w.shadows.push((path, meta.len())),
+                (Ok(meta), None) if meta.is_file() => {
+                    winner = Some(Chosen {
+                        path,
+                        len: meta.len(),
+                        shadows: Vec::new(),
+                    })
+                }
+                (Ok(_), _) => {}
+                (Err(e), _) if e.kind() == io::ErrorKind::NotFound => {}
+                // Codex stops looking once it has this directory's file.
+                (Err(_), Some(_)) => {}
+                (Err(e), None) => {
+                    chosen.extend(winner);
+                    return (chosen, Some((path, e.to_string())));
+                }
+            }
+        }
+        chosen.extend(winner);
+    }
+    (chosen, None)
+}
+
+/// Records each chosen file with the outcome and tokens `of` gives it,
+/// followed by the files it shadows.
+fn emit(
+    files: &mut Vec<ContextFile>,
+    chosen: &[Chosen],
+    mut of: impl FnMut(&Chosen) -> (Outcome, usize),
+) {
+    for file in chosen {
+        let (outcome, tokens) = of(file);
+        files.push(ContextFile {
+            path: file.path.clone(),
+            role: Role::Project,
+            bytes: Some(file.len),
+            tokens,
+            outcome,
+        });
+        for (path, len) in &file.shadows {
+            let by = Outcome::Shadowed {
+                by: file.path.clone(),
+            };
+            files.push(not_sent(path.clone(), Role::Project, Some(*len), by));
+        }
+    }
+}
+
+/// The note for a project file that cannot be `inspected` or `read`.
+fn dropped_note(path: &Path, what: &str) -> String {
+    format!(
+        "{} cannot be {what}: Codex drops every project file (it only logs \
+         `error trying to find AGENTS.md docs`)",
+        path.display()
+    )
+}
+
+/// A file none of whose text is sent.
+fn not_sent(path: PathBuf, role: Role, bytes: Option<u64>, outcome: Outcome) -> ContextFile {
+    ContextFile {
+        path,
+        role,
+        bytes,
+        tokens: 0,
+        outcome,
+    }
+}

@@ -1,0 +1,143 @@
+//! What other agents load as context files: each agent's loader modelled
+//! exactly (checked against the real agent in `tests/agents`), with what
+//! became of every file it considered and the text it puts into its model
+//! request.
+//!
+//! One function per agent returns an [`AgentContext`]; [`report`] renders it
+//! as text or JSON (schema [`report::SCHEMA`]). The rules of each model,
+//! the version it was checked on and what could not be checked are in
+//! `docs/agents-context.md`.
+
+pub mod codex;
+pub mod report;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// An agent whose context loading is modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    /// OpenAI Codex CLI (`AGENTS.md`).
+    Codex,
+}
+
+impl Agent {
+    /// The name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Codex => "codex",
+        }
+    }
+
+    /// The version of the agent the model reproduces (the one the e2e tests
+    /// run).
+    pub fn version(self) -> &'static str {
+        match self {
+            Agent::Codex => codex::VERSION,
+        }
+    }
+}
+
+/// Where a context file comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The user's own file (Codex: `$CODEX_HOME/AGENTS.md`).
+    Global,
+    /// A file of the project, on the way from its root to the working directory.
+    Project,
+}
+
+/// What became of one file the agent considered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Sent whole.
+    Loaded,
+    /// Sent up to byte `at` of its `of` bytes (the agent's byte limit).
+    Truncated {
+        /// Bytes sent.
+        at: u64,
+        /// Bytes in the file.
+        of: u64,
+    },
+    /// Never read: another file wins its place.
+    Shadowed {
+        /// The file that wins.
+        by: PathBuf,
+    },
+    /// Read but not sent, or not read at all.
+    Skipped(Skip),
+}
+
+/// Why a file is not sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// Empty, or only whitespace (after the agent's cut).
+    Blank,
+    /// It cannot be read (the agent's own consequence is in [`AgentContext::notes`]).
+    Unreadable(String),
+    /// The agent's byte limit was used up by the files before it.
+    LimitReached,
+    /// Another file of the same set could not be read, and the agent then
+    /// drops the whole set.
+    DroppedWithSet,
+}
+
+/// One file the agent considered, in the order it considers them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextFile {
+    /// The path as the agent opens it.
+    pub path: PathBuf,
+    /// Global or project.
+    pub role: Role,
+    /// Its size in bytes, when it could be read.
+    pub bytes: Option<u64>,
+    /// cl100k_base tokens of the text sent from it (0 when none is).
+    pub tokens: usize,
+    /// What became of it.
+    pub outcome: Outcome,
+}
+
+/// An agent's byte limit, and how much of it is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ByteLimit {
+    /// The limit (Codex: `project_doc_max_bytes`, for the project files together).
+    pub max: u64,
+    /// What the sent files count against it.
+    pub used: u64,
+}
+
+/// What an agent loads when started in a directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentContext {
+    /// The agent.
+    pub agent: Agent,
+    /// The directory the agent works in, as it names it.
+    pub cwd: PathBuf,
+    /// The project root it found (where its walk starts), if any.
+    pub root: Option<PathBuf>,
+    /// Every file it considered, in its order.
+    pub files: Vec<ContextFile>,
+    /// Its byte limit, when it has one.
+    pub limit: Option<ByteLimit>,
+    /// Byte for byte what it puts into its model request for these files,
+    /// framing included; `None` when it sends nothing.
+    pub raw: Option<String>,
+    /// What the agent does that the files alone do not show (a set dropped
+    /// because one file is unreadable, project files off by configuration).
+    pub notes: Vec<String>,
+}
+
+/// Why a context could not be computed (the agent itself would not start).
+#[derive(Debug)]
+pub struct ContextError(pub String);
+
+impl std::fmt::Display for ContextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ContextError {}

@@ -1,0 +1,205 @@
+//! An [`AgentContext`] as text (`promptinclude context`) or as one JSON
+//! document (schema [`SCHEMA`], `docs/agents-context.md`).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::{AgentContext, ContextFile, Outcome, Role, Skip};
+use crate::tokenize;
+use crate::visible::visible;
+
+/// The JSON document's schema name.
+pub const SCHEMA: &str = "promptinclude.context/1";
+
+/// The status word of an outcome (as in JSON).
+pub fn status(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Loaded => "loaded",
+        Outcome::Truncated { .. } => "truncated",
+        Outcome::Shadowed { .. } => "shadowed",
+        Outcome::Skipped(Skip::Blank) => "blank",
+        Outcome::Skipped(Skip::Unreadable(_)) => "unreadable",
+        Outcome::Skipped(Skip::LimitReached) => "limit_reached",
+        Outcome::Skipped(Skip::DroppedWithSet) => "dropped",
+    }
+}
+
+/// What the outcome means, for the text report.
+fn detail(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Loaded => String::new(),
+        Outcome::Truncated { at, of } => format!(" (cut at byte {at} of {of})"),
+        Outcome::Shadowed { by } => format!(" (shadowed by {})", by.display()),
+        Outcome::Skipped(Skip::Blank) => " (blank: not sent)".to_string(),
+        Outcome::Skipped(Skip::Unreadable(e)) => format!(" ({e})"),
+        Outcome::Skipped(Skip::LimitReached) => {
+            " (the byte limit is used up: not read)".to_string()
+        }
+        Outcome::Skipped(Skip::DroppedWithSet) => {
+            " (dropped with the other project files)".to_string()
+        }
+    }
+}
+
+/// The text report: the files in the agent's order, then the totals.
+/// `escape`: show control characters in names visibly (a terminal).
+pub fn text(context: &AgentContext, escape: bool) -> String {
+    let shown = |s: String| if escape { visible(&s).into_owned() } else { s };
+    let mut out = String::new();
+    let agent = context.agent;
+    let _ = write!(
+        out,
+        "{} {}, started in {}",
+        agent.name(),
+        agent.version(),
+        shown(context.cwd.display().to_string())
+    );
+    match &context.root {
+        Some(root) => {
+            let _ = writeln!(out, " (project root {})", shown(root.display().to_string()));
+        }
+        None => out.push_str(" (no project root: only this directory)\n"),
+    }
+    if context.files.is_empty() {
+        out.push_str("no context files\n");
+    } else {
+        let status_w = context
+            .files
+            .iter()
+            .map(|f| status(&f.outcome).len())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let bytes: Vec<String> = context
+            .files
+            .iter()
+            .map(|f| f.bytes.map_or("-".into(), |b| b.to_string()))
+            .collect();
+        let bytes_w = bytes.iter().map(String::len).max().unwrap_or(0).max(5);
+        let tokens_w = context
+            .files
+            .iter()
+            .map(|f| f.tokens.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let _ = writeln!(
+            out,
+            "  {:<status_w$}  {:>bytes_w$}  {:>tokens_w$}  FILE",
+            "STATUS", "BYTES", "TOKENS"
+        );
+        for (file, bytes) in context.files.iter().zip(&bytes) {
+            let role = match file.role {
+                Role::Global => " [global]",
+                Role::Project => "",
+            };
+            let _ = writeln!(
+                out,
+                "  {:<status_w$}  {bytes:>bytes_w$}  {:>tokens_w$}  {}{role}{}",
+                status(&file.outcome),
+                file.tokens,
+                shown(file.path.display().to_string()),
+                shown(detail(&file.outcome)),
+            );
+        }
+    }
+    for note in &context.notes {
+        let _ = writeln!(out, "note: {}", shown(note.clone()));
+    }
+    if let Some(limit) = &context.limit {
+        let _ = write!(
+            out,
+            "total: project files use {} of {} bytes",
+            limit.used, limit.max
+        );
+    } else {
+        out.push_str("total:");
+    }
+    match &context.raw {
+        Some(raw) => {
+            let _ = writeln!(
+                out,
+                "; the message is {} bytes, {} tokens",
+                raw.len(),
+                tokenize::count(raw)
+            );
+        }
+        None => out.push_str("; nothing is sent\n"),
+    }
+    out
+}
+
+/// The JSON document (one line, no newline).
+pub fn json(context: &AgentContext) -> String {
+    json_of(context)
+}
+
+fn json_of<'a>(context: &'a AgentContext) -> String {
+    #[derive(Serialize)]
+    struct File<'a> {
+        path: String,
+        role: Role,
+        bytes: Option<u64>,
+        tokens: usize,
+        status: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        at: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        of: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a str>,
+    }
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        schema: &'static str,
+        agent: &'static str,
+        version: &'static str,
+        cwd: String,
+        root: Option<String>,
+        files: Vec<File<'a>>,
+        limit: Option<super::ByteLimit>,
+        raw: Option<&'a str>,
+        raw_bytes: Option<usize>,
+        raw_tokens: Option<usize>,
+        notes: &'a [String],
+    }
+    let file = |f: &'a ContextFile| {
+        let (at, of, by, error) = match &f.outcome {
+            Outcome::Truncated { at, of } => (Some(*at), Some(*of), None, None),
+            Outcome::Shadowed { by } => (None, None, Some(by.to_string_lossy().into_owned()), None),
+            Outcome::Skipped(Skip::Unreadable(e)) => (None, None, None, Some(e.as_str())),
+            _ => (None, None, None, None),
+        };
+        File {
+            path: f.path.to_string_lossy().into_owned(),
+            role: f.role,
+            bytes: f.bytes,
+            tokens: f.tokens,
+            status: status(&f.outcome),
+            at,
+            of,
+            by,
+            error,
+        }
+    };
+    let doc = Doc {
+        schema: SCHEMA,
+        agent: context.agent.name(),
+        version: context.agent.version(),
+        cwd: context.cwd.to_string_lossy().into_owned(),
+        root: context
+            .root
+            .as_ref()
+            .map(|r| r.to_string_lossy().into_owned()),
+        files: context.files.iter().map(file).collect(),
+        limit: context.limit,
+        raw: context.raw.as_deref(),
+        raw_bytes: context.raw.as_ref().map(String::len),
+        raw_tokens: context.raw.as_deref().map(tokenize::count),
+        notes: &context.notes,
+    };
+    serde_json::to_string(&doc).unwrap_or_default()
+}
