@@ -291,3 +291,26 @@ fn undecodable_names_sort_as_python_surrogates() {
     let path = v["files"][1]["path"].as_str().unwrap();
     assert!(path.ends_with("/\u{FFFD}.promptinclude.md"), "{path}");
 }
+
+/// The README's `context` example is what the command prints for the
+/// fixture it names (the repository's path shown as `…`).
+#[test]
+fn the_readme_context_example_is_current() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(repo.join("README.md")).unwrap();
+    let command = "$ promptinclude context --agent codex --cwd fixtures/agents/mono/services/payments --home fixtures/agents/home\n";
+    let start = readme.find(command).expect("the README shows the example") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let args: Vec<&str> = command[2..].split_whitespace().skip(1).collect();
+    let out = promptinclude(&args, repo);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let real = fs::canonicalize(repo).unwrap();
+    let printed = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(real.to_str().unwrap(), "…");
+    assert_eq!(printed, shown);
+}

@@ -33,10 +33,11 @@ pub fn binary() -> PathBuf {
 }
 
 /// Variables that would make the binary or the oracle behave differently from
-/// what a test expects: colour switches, the host's `A0_SET_*` overrides, and
-/// Python's own import and encoding switches.
+/// what a test expects: colour switches, the host's `A0_SET_*` overrides, Codex's
+/// `CODEX_HOME` (`context`), and Python's own import and encoding switches.
 const CLEARED: &[&str] = &[
     "NO_COLOR",
+    "CODEX_HOME",
     "TERM",
     "COLORTERM",
     "FORCE_COLOR",
