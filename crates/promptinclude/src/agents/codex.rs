@@ -160,9 +160,16 @@ fn read_settings(path: &Path) -> Result<Settings, ContextError> {
         Err(e) => return Err(ContextError(format!("cannot read {}: {e}", path.display()))),
     };
     let bad = |what: &str| ContextError(format!("{}: {what} (Codex exits)", path.display()));
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| bad(e.message()))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let before = e.span().and_then(|span| text.get(..span.start));
+        let line = before.map(|t| t.matches('\n').count() + 1);
+        let place = line.map_or(String::new(), |line| format!(":{line}"));
+        ContextError(format!(
+            "{}{place}: {} (Codex exits)",
+            path.display(),
+            e.message()
+        ))
+    })?;
     let mut settings = Settings::default();
     if let Some(value) = table.get("project_doc_max_bytes") {
         settings.max_bytes = value
