@@ -356,7 +356,7 @@ fn project_texts(
             outcomes.push((Outcome::Skipped(Skip::LimitReached), 0));
             continue;
         }
-        let bytes = match fs::read(&file.path) {
+        let bytes = match read_prefix(&file.path, *remaining) {
             Ok(bytes) => bytes,
             Err(e) => {
                 let unreadable = Outcome::Skipped(Skip::Unreadable(e.to_string()));
@@ -368,9 +368,9 @@ fn project_texts(
                 return Vec::new();
             }
         };
-        let of = bytes.len() as u64;
-        let at = of.min(*remaining);
-        let text = String::from_utf8_lossy(&bytes[..at as usize]).into_owned();
+        let at = bytes.len() as u64;
+        let of = file.len.max(at);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
         if text.trim().is_empty() {
             outcomes.push((Outcome::Skipped(Skip::Blank), 0));
             continue;
@@ -389,6 +389,16 @@ fn project_texts(
         outcomes.next().unwrap_or((Outcome::Loaded, 0))
     });
     parts
+}
+
+/// The first `limit` bytes of the file at `path`. Codex reads the whole file
+/// and then cuts it; what it sends is the same, and a huge file costs us only
+/// what is sent.
+fn read_prefix(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    fs::File::open(path)?.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Each directory's file, and the first candidate that could not be
