@@ -12,7 +12,7 @@
 //! |---|---|
 //! | [`Config`] | the plugin's six settings, loaded as the host loads them |
 //! | [`scan`], [`Scanner`] | one root through every stage ([`ScanResult`], [`FileEntry`], [`Status`]); [`Scanner::scan_at`] also reads a git revision |
-//! | [`render`] | the system-prompt section of a scan |
+//! | [`render()`] | the system-prompt section of a scan |
 //! | [`Batch`], [`Resolver`] | many roots, each with the configuration the host would use for it, in parallel, results in input order |
 //! | [`audit_root`] | a scan's facts and warnings ([`audit`]: text, JSON and HTML reports) |
 //! | [`PromptDiff`] | what a change does to the prompt ([`diff`]) |
@@ -23,7 +23,7 @@
 //! The stages are public modules for callers that need one alone, in the
 //! order data flows through them: [`config`] → [`discover`] (walk and
 //! patterns) → [`read`] (with the policy of [`trust`]) → [`tokenize`] →
-//! [`budget`] → [`model`] → [`render`], [`audit`], [`diff`], [`artifact`].
+//! [`budget`] → [`model`] → [`render`](mod@render), [`audit`], [`diff`], [`artifact`].
 //! Python's semantics where the reference relies on them are the
 //! `promptinclude-pycompat` crate ([`pystr`] is re-exported); exact token
 //! counts are `promptinclude-tokenize` ([`tokenize`]).

@@ -15,14 +15,14 @@ pub const WINDOW: usize = 256;
 
 /// Runs `work` on every item on the rayon pool and hands the results to
 /// `sink` in input order (until `sink` returns `false`), as soon as each result and all before it are
-/// ready; memory holds at most [`WINDOW`] results.
+/// ready; memory holds at most `WINDOW` results.
 ///
 /// Called from outside the pool (the command-line tool's main thread), the
 /// calling thread only hands results to `sink` while the pool keeps working,
 /// so output streams and `sink`'s own work (rendering, writing, progress)
-/// overlaps the scanning: at most [`WINDOW`] items past the oldest unsunk
+/// overlaps the scanning: at most `WINDOW` items past the oldest unsunk
 /// one are in flight. Called from a pool thread, which must not block
-/// waiting, it works through windows of [`WINDOW`] items instead. A panic
+/// waiting, it works through windows of `WINDOW` items instead. A panic
 /// in `work` is re-raised here.
 pub fn in_input_order<T: Sync, R: Send>(
     items: &[T],

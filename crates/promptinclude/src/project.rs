@@ -38,7 +38,7 @@ impl ConfigSource {
         }
     }
 
-    /// Parses what [`ConfigSource::describe`] wrote.
+    /// Parses what `ConfigSource::describe` wrote.
     pub fn parse(text: &str) -> ConfigSource {
         if text == "default" {
             ConfigSource::Default

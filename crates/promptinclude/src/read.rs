@@ -96,7 +96,7 @@ pub struct DecodedText {
 /// Reads and decodes a discovered candidate as the reference's `open` would
 /// (a path of `PATH_MAX` bytes or more is unreadable), except that a
 /// candidate found where the reference raises is read piecewise past
-/// `PATH_MAX` ([`Candidate::reads_piecewise`]).
+/// `PATH_MAX` (`Candidate::reads_piecewise`).
 pub fn read_candidate(candidate: &Candidate) -> ReadOutcome {
     outcome_of(read_candidate_bytes(candidate))
 }

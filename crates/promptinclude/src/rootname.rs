@@ -7,7 +7,7 @@
 //! record also carries the exact bytes, in lowercase hex, beside the text:
 //! `root_hex` (and `abs_root_hex`). A UTF-8 path never has one, so outputs
 //! of UTF-8 roots are unchanged. Whatever reads the outputs back (`merge`,
-//! `verify`) takes a root's identity from [`path_of`]: the hex when there
+//! `verify`) takes a root's identity from `path_of`: the hex when there
 //! is one, else the text, never the rendering alone.
 
 use std::ffi::OsString;

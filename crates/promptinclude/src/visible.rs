@@ -28,7 +28,7 @@ fn is_deceptive(c: char) -> bool {
         )
 }
 
-/// `text` with every [deceptive](is_deceptive) character escaped (`\n`,
+/// `text` with every deceptive (`is_deceptive`) character escaped (`\n`,
 /// `\t`, `\r`, or `\u{hex}`): for names, which never span lines.
 pub fn visible(text: &str) -> Cow<'_, str> {
     escape_where(text, is_deceptive)

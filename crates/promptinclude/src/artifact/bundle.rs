@@ -4,7 +4,7 @@
 //! For each root the bundle holds the rendered section, the scan result and,
 //! in `manifest.json`, the configuration used and where it came from, the
 //! sha256 of every rule file the budget pass read (of exactly the bytes it
-//! read) and of the rendered section. [`verify_root`] re-resolves the
+//! read) and of the rendered section. `verify_root` re-resolves the
 //! configuration, re-scans and compares; other tools (the pi extension)
 //! read the manifest directly, so its shape is a contract: see
 //! `docs/audit.md`.

@@ -194,7 +194,7 @@ pub fn audit_root(
 /// [`audit_root`], or with `rev` the git revision `rev` of `root` read as a
 /// repository (see [`Scanner::scan_rev`]); also hands back the scan the
 /// audit is built on (for example to render the section with
-/// [`crate::render`]). A revision has no directories on disk to look into,
+/// [`crate::render()`]). A revision has no directories on disk to look into,
 /// so its audit leaves out what only the filesystem can tell: rule files
 /// never discovered, unlistable directories, nested repositories and
 /// symlink checks (a link a checkout could not read is reported as

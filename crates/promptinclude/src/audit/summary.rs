@@ -1,6 +1,6 @@
 //! The `summary` record of `audit --json`: sums over roots, and the gate
 //! failures in input order. Summaries of disjoint sets of roots combine
-//! ([`Summary::absorb`]) into the summary of their union, which is how the
+//! (`Summary::absorb`) into the summary of their union, which is how the
 //! outputs of a sharded or distributed audit merge into what one run prints.
 
 use std::collections::BTreeMap;

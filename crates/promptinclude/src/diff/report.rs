@@ -123,7 +123,7 @@ impl Report<'_> {
     }
 
     /// The report as text; `escape`: the section's lines are shown with
-    /// [`visible_lines`] (for a terminal).
+    /// `visible_lines` (for a terminal).
     /// The text report: `paint` for colours, `escape` to show control
     /// characters in names visibly (a terminal).
     pub fn text(&self, paint: Paint, escape: bool) -> String {

@@ -2,11 +2,11 @@
 //!
 //! Each directory is one work item on the shared rayon pool, so many roots
 //! and wide trees keep every thread busy. A directory costs one `openat`,
-//! the directory reads and one `close` (see [`crate::sys`]). The `openat`
+//! the directory reads and one `close` (see `crate::sys`). The `openat`
 //! is relative to the parent's handle, which stays open until its last
 //! subdirectory has been opened, so the kernel resolves one name instead of
 //! the whole path (path resolution fell from 5.5% to 1.4% of W2's profile);
-//! at most [`MAX_HELD_PARENTS`] handles are held this way, and past that a
+//! at most `MAX_HELD_PARENTS` handles are held this way, and past that a
 //! directory is opened by its full path. Entry types
 //! come from `d_type`, and only symlinks (and file systems without `d_type`)
 //! are `stat`ed, relative to the open directory, to learn whether they point
@@ -37,7 +37,7 @@
 //! level, so the reference raises `RecursionError` on deep trees. Measured
 //! with the real scanner called from a top-level script (the default
 //! recursion limit of 1000; see `tests/path_max.rs`), it raises exactly when
-//! a directory at depth [`RECURSION_DIR_DEPTH`](super::rules::RECURSION_DIR_DEPTH) (995) that `os.walk` lists
+//! a directory at depth `RECURSION_DIR_DEPTH` (995) that `os.walk` lists
 //! (its depth is `<= max_depth`) holds either
 //! * an entry whose `is_dir()` must `stat` and fails (a broken or looping
 //!   symlink, one whose path is too long), or
@@ -47,7 +47,7 @@
 //! Where the reference raises it defines no answer, and we finish the walk
 //! as its algorithm would without the limits: the tree is walked again with
 //! paths of any length opened piecewise through directory handles, and the
-//! candidates are read the same way ([`Candidate::reads_piecewise`]).
+//! candidates are read the same way (`Candidate::reads_piecewise`).
 //!
 //! **One walk for the audit.** A [`Visitor`] with `EXHAUSTIVE = true` makes
 //! the same walk also go where the scan does not (pruned and too-deep

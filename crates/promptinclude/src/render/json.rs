@@ -31,7 +31,7 @@ impl RootFacts {
 }
 
 /// The scan record of `scan` (a scan of the root `given`) as one line:
-/// [`to_json_line`] with the root's [`RootFacts`].
+/// `to_json_line` with the root's [`RootFacts`].
 pub fn scan_line(scan: &RootScan, given: &Path) -> String {
     to_json_line(scan.result(), &RootFacts::of(scan, given))
 }
@@ -82,7 +82,7 @@ pub(crate) fn to_json_line(result: &ScanResult, facts: &RootFacts) -> String {
     out
 }
 
-/// `s` as a JSON string, as [`to_json_line`] writes strings.
+/// `s` as a JSON string, as `to_json_line` writes strings.
 pub fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     push_json_str(&mut out, s);

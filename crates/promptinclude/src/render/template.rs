@@ -21,19 +21,19 @@
 //!      lower-priority prompt folder. The plugin's two templates have no
 //!      lower copy in a host that does not override them, so the host puts
 //!      the empty string there (it gets `FileNotFoundError` or no folder at
-//!      all): [`remove_include_original`].
+//!      all): `remove_include_original`.
 //!    * `{{\s*include\s*['"](.*?)['"]\s*}}`: a named prompt file. An absolute
 //!      name, or one no prompt folder holds, is kept as written; a name that
 //!      a folder of the host holds is replaced by that file rendered in turn,
 //!      which depends on the host's installation and cannot be reproduced
 //!      here. We keep every named include as written (README, "Where we
 //!      differ"), so this pass changes nothing in the output; its pattern,
-//!      [`NAMED_INCLUDE`], is here for the audit, which reports the places.
+//!      `NAMED_INCLUDE`, is here for the audit, which reports the places.
 //!
 //! Hand-written patterns rather than a Python-regex crate: no crate
 //! reproduces Python `re` on these two patterns, and the three differences
 //! that matter are pinned here explicitly. `\s` in a Python `str` pattern is
-//! `str.isspace()` ([`PY_SPACE`], which unlike Unicode's White_Space includes
+//! `str.isspace()` (`PY_SPACE`, which unlike Unicode's White_Space includes
 //! U+001C–U+001F); `.` excludes only `\n`; `(.*?)` is lazy. The `regex`
 //! crate's leftmost-first `replace_all` is `re.sub`'s left-to-right,
 //! non-overlapping scan, and these patterns never match the empty string.
