@@ -471,6 +471,9 @@ const EDGE_CASES = [
 	edge("trusted-cwd-beats-untrusted-root", { files: { ...git, ...chain }, cwd: "tree/sub/deep", config: { projects: [["$BASE/tree", "untrusted"], ["$BASE/tree/sub/deep", "trusted"]] } }),
 	edge("untrusted-root-with-empty-git-dir", { files: { ...chain, "tree/.git": { dir: true } }, cwd: "tree/sub/deep", config: { projects: [["$BASE/tree", "untrusted"]] } }),
 	edge("untrusted-root-git-file", { files: { ...chain, "tree/.git": "gitdir: /nonexistent\n" }, cwd: "tree/sub/deep", config: { projects: [["$BASE/tree", "untrusted"]] } }),
+	// A `.git` file below the real repository ends Codex's search for the repository that
+	// decides trust (found on seed 4282314718, case r57).
+	edge("untrusted-root-git-file-below", { files: { ...git, ...chain, "tree/sub/.git": "" }, cwd: "tree/sub/deep", config: { projects: [["$BASE/tree", "untrusted"]] } }),
 	edge("untrusted-key-with-trailing-slash", { files: { ...git, ...chain }, cwd: "tree/sub/deep", config: { projects: [["$BASE/tree/", "untrusted"]] } }),
 	edge("untrusted-inline-projects-table", { files: { ...git, ...chain }, cwd: "tree/sub/deep", config: { style: "fancy", projects: [["$BASE/tree", "untrusted"]] } }),
 	edge("codex-home-elsewhere", {
