@@ -246,7 +246,9 @@ impl Server {
         .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))?;
         Ok(match report {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+            Err(e) => {
+                CallToolResult::error(vec![ContentBlock::text(promptinclude::full_message(&e))])
+            }
         })
     }
 

@@ -736,7 +736,7 @@ fn context<'py>(
             })
             .map(|c| report::json(&c))
         })
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(|e| PyValueError::new_err(promptinclude::full_message(&e)))?;
     json_to_py(py, &json)
 }
 

@@ -84,16 +84,18 @@ impl Default for Settings {
 
 /// What Codex loads when started as `start` says.
 pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
-    let cwd = fs::canonicalize(start.cwd)
-        .map_err(|e| ContextError(format!("cannot enter {}: {e}", start.cwd.display())))?;
+    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
+        path: start.cwd.to_path_buf(),
+        source,
+    })?;
     let codex_home = match start.codex_home {
         Some(dir) => {
             let dir = cwd.join(dir);
             if fs::metadata(&dir).is_err() {
-                return Err(ContextError(format!(
-                    "CODEX_HOME points to {:?}, but that path does not exist (Codex exits)",
-                    start.codex_home.unwrap_or_default()
-                )));
+                return Err(ContextError::MissingHome {
+                    variable: "CODEX_HOME",
+                    value: PathBuf::from(start.codex_home.unwrap_or_default()),
+                });
             }
             dir
         }
@@ -157,18 +159,26 @@ fn read_settings(path: &Path) -> Result<Settings, ContextError> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Settings::default()),
-        Err(e) => return Err(ContextError(format!("cannot read {}: {e}", path.display()))),
+        Err(source) => {
+            return Err(ContextError::ConfigUnreadable {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
     };
-    let bad = |what: &str| ContextError(format!("{}: {what} (Codex exits)", path.display()));
+    let bad = |what: &str| ContextError::Config {
+        path: path.to_path_buf(),
+        line: None,
+        message: what.to_string(),
+    };
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let before = e.span().and_then(|span| text.get(..span.start));
         let line = before.map(|t| t.matches('\n').count() + 1);
-        let place = line.map_or(String::new(), |line| format!(":{line}"));
-        ContextError(format!(
-            "{}{place}: {} (Codex exits)",
-            path.display(),
-            e.message()
-        ))
+        ContextError::Config {
+            path: path.to_path_buf(),
+            line,
+            message: e.message().to_string(),
+        }
     })?;
     let mut settings = Settings::default();
     if let Some(value) = table.get("project_doc_max_bytes") {

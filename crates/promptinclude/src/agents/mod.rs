@@ -130,14 +130,72 @@ pub struct AgentContext {
     pub notes: Vec<String>,
 }
 
-/// Why a context could not be computed (the agent itself would not start).
+/// Why a context could not be computed: where the agent itself would not
+/// start.
 #[derive(Debug)]
-pub struct ContextError(pub String);
+pub enum ContextError {
+    /// The start directory cannot be entered.
+    Cwd {
+        /// The directory as given.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The agent's home directory variable names nothing (Codex: `CODEX_HOME`).
+    MissingHome {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: PathBuf,
+    },
+    /// The agent's configuration file cannot be read.
+    ConfigUnreadable {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The agent refuses its configuration file.
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line, where known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+}
 
 impl std::fmt::Display for ContextError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ContextError::Cwd { path, .. } => write!(f, "cannot enter {}", path.display()),
+            ContextError::MissingHome { variable, value } => write!(
+                f,
+                "{variable} points to {value:?}, but that path does not exist (the agent exits)"
+            ),
+            ContextError::ConfigUnreadable { path, .. } => {
+                write!(f, "cannot read {}", path.display())
+            }
+            ContextError::Config {
+                path,
+                line,
+                message,
+            } => {
+                let line = line.map_or(String::new(), |line| format!(":{line}"));
+                write!(f, "{}{line}: {message} (the agent exits)", path.display())
+            }
+        }
     }
 }
 
-impl std::error::Error for ContextError {}
+impl std::error::Error for ContextError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ContextError::Cwd { source, .. } | ContextError::ConfigUnreadable { source, .. } => {
+                Some(source)
+            }
+            ContextError::MissingHome { .. } | ContextError::Config { .. } => None,
+        }
+    }
+}
