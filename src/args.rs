@@ -735,6 +735,10 @@ pub struct DiffArgs {
 pub enum ContextAgent {
     /// OpenAI Codex CLI 0.171.0.
     Codex,
+    /// Anthropic Claude Code 2.1.332.
+    ClaudeCode,
+    /// The pi coding agent 0.73.1.
+    Pi,
 }
 
 /// `context` arguments.
@@ -747,7 +751,9 @@ pub struct ContextArgs {
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// The user's home directory (default: $HOME). The agent's own variables
-    /// (CODEX_HOME) are read from the environment, as the agent reads them.
+    /// (CODEX_HOME; CLAUDE_CONFIG_DIR, CLAUDE_CODE_DISABLE_CLAUDE_MDS;
+    /// PI_CODING_AGENT_DIR) are read
+    /// from the environment, as the agent reads them.
     #[arg(long, value_name = "DIR")]
     pub home: Option<PathBuf>,
     /// One JSON document (schema promptinclude.context/1).

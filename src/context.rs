@@ -6,7 +6,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use promptinclude::agents::{codex, report};
+use promptinclude::agents::{self, report, Agent};
 
 use super::args::{ContextAgent, ContextArgs};
 use super::exit::ExitStatus;
@@ -23,16 +23,20 @@ pub fn context(args: &ContextArgs) -> Result<ExitStatus> {
             .map(PathBuf::from)
             .context("HOME is not set: give --home DIR")?,
     };
-    let loaded = match args.agent {
-        ContextAgent::Codex => {
-            let codex_home = std::env::var_os("CODEX_HOME");
-            codex::context(&codex::Start {
-                cwd: &cwd,
-                home: &home,
-                codex_home: codex_home.as_deref(),
-            })?
-        }
+    let agent = match args.agent {
+        ContextAgent::Codex => Agent::Codex,
+        ContextAgent::ClaudeCode => Agent::ClaudeCode,
+        ContextAgent::Pi => Agent::Pi,
     };
+    let env = |name: &str| std::env::var_os(name);
+    let loaded = agents::context(
+        agent,
+        &agents::Start {
+            cwd: &cwd,
+            home: &home,
+            env: &env,
+        },
+    )?;
     let mut out = std::io::stdout().lock();
     if args.raw {
         if let Some(raw) = &loaded.raw {

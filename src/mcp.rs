@@ -62,6 +62,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use promptinclude::agents::{self, Agent};
 use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
 use promptinclude::trust::is_too_wide;
@@ -202,12 +203,12 @@ impl Server {
         context: &RequestContext<RoleServer>,
         args: Option<&JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
-        if string_arg(args, "agent") != Some("codex") {
+        let Some(agent) = string_arg(args, "agent").and_then(Agent::from_name) else {
             return Err(ErrorData::invalid_params(
-                "argument `agent` must be one of: codex",
+                format!("argument `agent` must be one of: {}", Agent::names()),
                 None,
             ));
-        }
+        };
         let roots = self.roots(context).await?;
         let inside = |dir: &Path| {
             let dir = std::fs::canonicalize(dir).ok()?;
@@ -233,14 +234,14 @@ impl Server {
         let home = std::env::var_os("HOME")
             .map(PathBuf::from)
             .unwrap_or_default();
-        let codex_home = std::env::var_os("CODEX_HOME");
         let report = tokio::task::spawn_blocking(move || {
-            promptinclude::agents::codex::context(&promptinclude::agents::codex::Start {
+            let env = |name: &str| std::env::var_os(name);
+            let start = agents::Start {
                 cwd: &cwd,
                 home: &home,
-                codex_home: codex_home.as_deref(),
-            })
-            .map(|c| promptinclude::agents::report::text(&c, false))
+                env: &env,
+            };
+            agents::context(agent, &start).map(|c| agents::report::text(&c, false))
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))?;
@@ -549,7 +550,7 @@ impl ServerHandler for Server {
         let context_schema = serde_json::json!({
             "type": "object",
             "properties": {
-                "agent": {"type": "string", "enum": ["codex"], "description": "The agent to model"},
+                "agent": {"type": "string", "enum": ["codex", "claude-code", "pi"], "description": "The agent to model"},
                 "cwd": {"type": "string", "description": "The directory the agent is started in: one of the server's roots or a directory inside one (default: the first root)"}
             },
             "required": ["agent"],

@@ -702,7 +702,7 @@ fn merge_audit_summaries(records: Vec<Vec<u8>>) -> PyResult<String> {
 
 /// What `agent` loads as context files when started in `cwd` (the
 /// `promptinclude context --json` document as plain objects). `home`
-/// defaults to `$HOME`; the agent's own variables (`CODEX_HOME`) are read
+/// defaults to `$HOME`; the agent's own variables (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`) are read
 /// from the environment, as the agent reads them.
 #[pyfunction]
 #[pyo3(signature = (agent, cwd, home=None))]
@@ -712,12 +712,13 @@ fn context<'py>(
     cwd: PathBuf,
     home: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use promptinclude::agents::{codex, report};
-    if agent != "codex" {
+    use promptinclude::agents::{self, report, Agent};
+    let Some(agent) = Agent::from_name(agent) else {
         return Err(PyValueError::new_err(format!(
-            "context: unknown agent {agent:?} (modelled: codex)"
+            "context: unknown agent {agent:?} (modelled: {})",
+            Agent::names()
         )));
-    }
+    };
     let home = match home.or_else(|| std::env::var_os("HOME").map(PathBuf::from)) {
         Some(home) => home,
         None => {
@@ -726,15 +727,15 @@ fn context<'py>(
             ))
         }
     };
-    let codex_home = std::env::var_os("CODEX_HOME");
     let json = py
         .detach(|| {
-            codex::context(&codex::Start {
+            let env = |name: &str| std::env::var_os(name);
+            let start = agents::Start {
                 cwd: &cwd,
                 home: &home,
-                codex_home: codex_home.as_deref(),
-            })
-            .map(|c| report::json(&c))
+                env: &env,
+            };
+            agents::context(agent, &start).map(|c| report::json(&c))
         })
         .map_err(|e| PyValueError::new_err(promptinclude::full_message(&e)))?;
     json_to_py(py, &json)

@@ -10,11 +10,8 @@
 //   promptinclude context --agent codex --cwd CWD --home HOME --raw
 // prints with the same environment (nothing, when Codex sends no such part).
 //
-//   PROMPTINCLUDE_CONTEXT_SEED=N         repeat a run (the seed is printed as `# context-codex seed: N`)
-//   PROMPTINCLUDE_CONTEXT_CASES=N        random cases per run (default 100)
-//   PROMPTINCLUDE_CONTEXT_ONLY=r7,edge-x run only these cases (random index `rN` or edge case name)
-//   PROMPTINCLUDE_CONTEXT_CONCURRENCY=N  codex sessions at a time (default 4)
-//   KEEP_E2E_TMP=1                       keep the case trees (each has its spec.json)
+// The run is repeated and narrowed with the variables context-harness.mjs
+// lists; the seed is printed as `# context-codex seed: N`.
 //
 // The generator varies what REPORT.md (the study of Codex 0.171.0) found
 // to matter: AGENTS.md / AGENTS.override.md / fallback names along, above,
@@ -36,95 +33,20 @@
 // overrides; a missing CODEX_HOME (Codex exits 1).
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { CASES, CONCURRENCY, Rng, SEED, asValue, assertSameBytes, expand, formatSpec, join, runBytes, selected, utf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, requestWith, run } from "./helpers.mjs";
 import { startMock, textsOf } from "./mock-responses.mjs";
 
 const CODEX = path.join(MODULES, ".bin/codex");
 const HEADER = "# AGENTS.md instructions";
-
-const SEED = (() => {
-	const s = process.env.PROMPTINCLUDE_CONTEXT_SEED;
-	if (s === undefined || s === "") return crypto.randomInt(0, 2 ** 32);
-	assert.match(s, /^\d+$/, "PROMPTINCLUDE_CONTEXT_SEED must be a decimal integer");
-	return Number(s) >>> 0;
-})();
-const CASES = Number(process.env.PROMPTINCLUDE_CONTEXT_CASES || 100);
-const CONCURRENCY = Math.max(1, Number(process.env.PROMPTINCLUDE_CONTEXT_CONCURRENCY || 4));
-const ONLY = process.env.PROMPTINCLUDE_CONTEXT_ONLY ? new Set(process.env.PROMPTINCLUDE_CONTEXT_ONLY.split(",").map((s) => s.trim())) : null;
 console.log(`context-codex seed: ${SEED}`); // TAP shows it as `# context-codex seed: N`
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "promptinclude-context-codex-")));
 let mock;
-
-// ---------------------------------------------------------------------------
-// Seeded randomness: sfc32, each case on its own stream (seed, case index),
-// so a case is the same whatever PROMPTINCLUDE_CONTEXT_CASES is.
-
-function splitmix32(a) {
-	return () => {
-		a = (a + 0x9e3779b9) | 0;
-		let t = a ^ (a >>> 16);
-		t = Math.imul(t, 0x21f0aaad);
-		t ^= t >>> 15;
-		t = Math.imul(t, 0x735a2d97);
-		return (t ^ (t >>> 15)) >>> 0;
-	};
-}
-
-class Rng {
-	constructor(seed, stream) {
-		const sm = splitmix32((seed ^ Math.imul(stream + 1, 0x85ebca6b)) >>> 0);
-		this.s = [sm(), sm(), sm(), sm()];
-		for (let i = 0; i < 12; i++) this.u32();
-	}
-	u32() {
-		let [a, b, c, d] = this.s;
-		const t = (((a + b) | 0) + d) | 0;
-		d = (d + 1) | 0;
-		a = b ^ (b >>> 9);
-		b = (c + (c << 3)) | 0;
-		c = (c << 21) | (c >>> 11);
-		c = (c + t) | 0;
-		this.s = [a, b, c, d];
-		return t >>> 0;
-	}
-	float() {
-		return this.u32() / 2 ** 32;
-	}
-	/** An integer in [lo, hi]. */
-	int(lo, hi) {
-		return lo + Math.floor(this.float() * (hi - lo + 1));
-	}
-	chance(p) {
-		return this.float() < p;
-	}
-	pick(list) {
-		return list[Math.floor(this.float() * list.length)];
-	}
-	/** weighted([[weight, value], ...]) */
-	weighted(pairs) {
-		let x = this.float() * pairs.reduce((s, [w]) => s + w, 0);
-		for (const [w, v] of pairs) if ((x -= w) < 0) return v;
-		return pairs.at(-1)[1];
-	}
-	shuffle(list) {
-		const a = [...list];
-		for (let i = a.length - 1; i > 0; i--) {
-			const j = Math.floor(this.float() * (i + 1));
-			[a[i], a[j]] = [a[j], a[i]];
-		}
-		return a;
-	}
-	subset(list, p = 0.5) {
-		return list.filter(() => this.chance(p));
-	}
-}
 
 // ---------------------------------------------------------------------------
 // A case spec (JSON, printed on failure and written to <case>/spec.json):
@@ -139,11 +61,6 @@ class Rng {
 //   decoyConfig: bool           // with CODEX_HOME elsewhere, a config.toml in $HOME/.codex too
 // }
 // Symlink targets and project paths may use $BASE.
-
-const utf8 = (s) => Buffer.from(s, "utf8");
-const isUtf8 = (buf) => Buffer.from(buf.toString("utf8"), "utf8").equals(buf);
-const asValue = (buf) => (isUtf8(buf) ? buf.toString("utf8") : { hex: buf.toString("hex") });
-const join = (dir, name) => (dir === "." ? name : `${dir}/${name}`);
 
 const PLAIN_NAMES = ["packages", "app", "src", "lib", "core", "web", "a", "b", "svc", "x.y", "node_modules"];
 const EXOTIC_NAMES = ["dir with space", "\u00e9t\u00e9", "\u6df1\u3044", "emoji-\u{1F600}"];
@@ -503,7 +420,6 @@ const EDGE_CASES = [
 // ---------------------------------------------------------------------------
 // Running a case.
 
-const expand = (s, base) => s.replaceAll("$BASE", base);
 const tomlString = (s) => JSON.stringify(s); // a TOML basic string
 
 function configToml(config, mockUrl, base) {
@@ -525,25 +441,8 @@ function configToml(config, mockUrl, base) {
 
 /** Builds the case under `base`; returns { cwd, home, env } (env without PATH). */
 function materialize(base, spec, mockUrl) {
-	fs.writeFileSync(path.join(base, "spec.json"), `${formatSpec(spec)}\n`);
-	const entries = Object.entries(spec.files);
+	writeTree(base, spec);
 	const at = (rel) => path.join(base, rel);
-	for (const [rel, v] of entries) if (v?.dir) fs.mkdirSync(at(rel), { recursive: true });
-	for (const [rel, v] of entries) {
-		if (!v?.gitInit) continue;
-		fs.mkdirSync(path.dirname(at(rel)), { recursive: true });
-		execFileSync("git", ["init", "-q", path.dirname(at(rel))], { stdio: "ignore" });
-	}
-	for (const [rel, v] of entries) {
-		if (v?.dir || v?.gitInit) continue;
-		const file = at(rel);
-		fs.mkdirSync(path.dirname(file), { recursive: true });
-		if (typeof v === "string") fs.writeFileSync(file, v);
-		else if (v.hex !== undefined) fs.writeFileSync(file, Buffer.from(v.hex, "hex"));
-		else if (v.symlink !== undefined) fs.symlinkSync(expand(v.symlink, base), file);
-		else if (v.fifo) execFileSync("mkfifo", [file]);
-		else throw new Error(`bad spec value for ${rel}: ${JSON.stringify(v)}`);
-	}
 	const home = at("home");
 	fs.mkdirSync(home, { recursive: true });
 	const codexHomeDir = spec.codexHome === null ? path.join(home, ".codex") : at(typeof spec.codexHome === "string" ? spec.codexHome : spec.codexHome.relative);
@@ -560,58 +459,6 @@ function materialize(base, spec, mockUrl) {
 	const env = { HOME: home };
 	if (spec.codexHome !== null) env.CODEX_HOME = typeof spec.codexHome === "string" ? codexHomeDir : path.relative(fs.realpathSync(cwd), codexHomeDir);
 	return { cwd, home, env };
-}
-
-/** Spawns `command`, collecting stdout as bytes; kills it after `ms`. */
-function runBytes(command, args, { cwd, env, ms = 60_000 }) {
-	return new Promise((resolve, reject) => {
-		const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-		const out = [];
-		let stderr = "";
-		let timedOut = false;
-		child.stdout.on("data", (d) => out.push(d));
-		child.stderr.on("data", (d) => (stderr += d));
-		const timer = setTimeout(() => {
-			timedOut = true;
-			child.kill("SIGKILL");
-		}, ms);
-		child.on("error", reject);
-		child.on("close", (status, signal) => {
-			clearTimeout(timer);
-			resolve({ status, signal, timedOut, stdout: Buffer.concat(out), stderr });
-		});
-	});
-}
-
-/** JSON with every non-ASCII character escaped as \uXXXX (still valid JSON). */
-function escapeNonAscii(json) {
-	return json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
-}
-/** A text as a JSON string literal, escapes visible; bytes that are not UTF-8 shown as hex. */
-function show(bytes, limit = 6000) {
-	if (bytes === null) return "(no AGENTS.md part)";
-	const s = isUtf8(bytes) ? escapeNonAscii(JSON.stringify(bytes.toString("utf8"))) : `(not UTF-8) hex ${bytes.toString("hex")}`;
-	return s.length > limit ? `${s.slice(0, limit / 2)} …[${s.length - limit} more]… ${s.slice(-limit / 2)}` : s;
-}
-/** The spec as JSON, one line per file, non-ASCII escaped. */
-function formatSpec(spec) {
-	const { files, ...rest } = spec;
-	const lines = Object.entries(files).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
-	const tail = Object.entries(rest).map(([k, v]) => `,\n ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
-	return escapeNonAscii(`{\n "files": {\n${lines.join(",\n")}\n }${tail.join("")}\n}`);
-}
-/** buf[a, b), widened to whole UTF-8 characters. */
-function around(buf, a, b) {
-	a = Math.max(0, a);
-	b = Math.min(buf.length, b);
-	while (a > 0 && (buf[a] & 0xc0) === 0x80) a--;
-	while (b < buf.length && (buf[b] & 0xc0) === 0x80) b++;
-	return buf.subarray(a, b);
-}
-function firstDifference(a, b) {
-	const n = Math.min(a.length, b.length);
-	for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
-	return a.length === b.length ? -1 : n;
 }
 
 const stats = { cases: 0, none: 0, globalOnly: 0, project: 0, withGlobal: 0, replacement: 0, mismatches: [] };
@@ -662,28 +509,15 @@ async function runCase(name, spec) {
 		assert.equal(occurrences(all.join("\u0000"), parts[0].text), 1, where);
 	}
 
-	const expected = codexText ?? Buffer.alloc(0);
-	const same = pi.status === 0 && !pi.timedOut && pi.stdout.equals(expected);
-	if (!same) {
-		const at = firstDifference(pi.stdout, expected);
-		const msg = [
-			`promptinclude context differs from what Codex sent, ${where}`,
-			`promptinclude: exit ${pi.status}${pi.signal ? ` (${pi.signal})` : ""}${pi.timedOut ? " (timed out, killed)" : ""}; stderr: ${JSON.stringify(pi.stderr.slice(-2000))}`,
-			`first differing byte: ${at} (promptinclude ${pi.stdout.length} bytes, codex ${expected.length} bytes)`,
-			`codex:         ${show(codexText)}`,
-			`promptinclude: ${pi.stdout.length || codexText ? show(pi.stdout) : "(empty)"}`,
-			...(at > 200 && expected.length > 0
-				? [
-						`around byte ${at}, codex:         ${show(around(expected, at - 120, at + 120))}`,
-						`around byte ${at}, promptinclude: ${show(around(pi.stdout, at - 120, at + 120))}`,
-					]
-				: []),
-			`paths: $BASE=${base} cwd=${cwd} home=${home}${env.CODEX_HOME ? ` CODEX_HOME=${env.CODEX_HOME}` : ""}`,
-			`spec: ${specText}`,
-		].join("\n");
-		stats.mismatches.push(name);
-		assert.fail(msg);
-	}
+	if (!(pi.status === 0 && !pi.timedOut && pi.stdout.equals(codexText ?? Buffer.alloc(0)))) stats.mismatches.push(name);
+	assertSameBytes({
+		pi,
+		sent: codexText,
+		agent: "codex",
+		where,
+		spec,
+		paths: `$BASE=${base} cwd=${cwd} home=${home}${env.CODEX_HOME ? ` CODEX_HOME=${env.CODEX_HOME}` : ""}`,
+	});
 }
 
 before(async () => {
@@ -697,8 +531,6 @@ after(async () => {
 	await mock?.close();
 	if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
 });
-
-const selected = (name) => !ONLY || ONLY.has(name);
 
 test("documented edge cases: promptinclude context --agent codex prints exactly the AGENTS.md part Codex sends", { concurrency: CONCURRENCY, timeout: EDGE_CASES.length * 20_000 + 60_000 }, async (t) => {
 	t.diagnostic(`context-codex seed: ${SEED}`);

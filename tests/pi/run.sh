@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of the pi extension (integrations/pi/promptinclude.ts) in
-# the real pi coding agent pinned in tests/pi/package.json.
+# the real pi coding agent pinned in tests/pi/package.json, and the
+# differential test of `promptinclude context --agent pi` against it.
 #
 #   PROMPTINCLUDE_BIN=target/release/promptinclude bash tests/pi/run.sh
 #
@@ -52,4 +53,4 @@ echo "tests/pi: pi $(node -p 'require("./node_modules/@mariozechner/pi-coding-ag
 
 # No TTY in CI: force the TAP reporter so the summary lines are always printed.
 exec node --test --test-reporter=tap --test-concurrency=2 --test-timeout=240000 \
-	e2e.test.mjs typecheck.test.mjs </dev/null
+	e2e.test.mjs typecheck.test.mjs context-pi.test.mjs </dev/null

@@ -258,6 +258,7 @@ fn global_text(codex_home: &Path, files: &mut Vec<ContextFile>) -> Option<String
                     bytes: Some(len),
                     tokens: tokenize::count(trimmed),
                     outcome: Outcome::Loaded,
+                    parent: None,
                 });
                 text = Some(trimmed.to_string());
                 winner = Some(path);
@@ -370,9 +371,12 @@ fn project_texts(
             Ok(bytes) => bytes,
             Err(e) => {
                 let unreadable = Outcome::Skipped(Skip::Unreadable(e.to_string()));
-                emit(files, &chosen, |f| match f.path == file.path {
-                    true => (unreadable.clone(), 0),
-                    false => (Outcome::Skipped(Skip::DroppedWithSet), 0),
+                emit(files, &chosen, |f| {
+                    if f.path == file.path {
+                        (unreadable.clone(), 0)
+                    } else {
+                        (Outcome::Skipped(Skip::DroppedWithSet), 0)
+                    }
                 });
                 notes.push(dropped_note(&file.path, "read"));
                 return Vec::new();
@@ -458,6 +462,7 @@ fn emit(
             bytes: Some(file.len),
             tokens,
             outcome,
+            parent: None,
         });
         for (path, len) in &file.shadows {
             let by = Outcome::Shadowed {
@@ -485,5 +490,6 @@ fn not_sent(path: PathBuf, role: Role, bytes: Option<u64>, outcome: Outcome) -> 
         bytes,
         tokens: 0,
         outcome,
+        parent: None,
     }
 }

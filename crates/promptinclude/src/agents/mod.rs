@@ -8,10 +8,13 @@
 //! the version it was checked on and what could not be checked are in
 //! `docs/agents-context.md`.
 
+pub mod claude_code;
 pub mod codex;
+pub mod pi;
 pub mod report;
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -21,13 +24,32 @@ use serde::Serialize;
 pub enum Agent {
     /// OpenAI Codex CLI (`AGENTS.md`).
     Codex,
+    /// Anthropic Claude Code (`CLAUDE.md`, `.claude/rules/`).
+    ClaudeCode,
+    /// The pi coding agent (`AGENTS.md` or `CLAUDE.md`).
+    Pi,
 }
 
 impl Agent {
+    /// Every modelled agent.
+    pub const ALL: [Agent; 3] = [Agent::Codex, Agent::ClaudeCode, Agent::Pi];
+
+    /// The agent with this [`name`](Agent::name).
+    pub fn from_name(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// The names of every modelled agent, for messages (`codex, claude-code`).
+    pub fn names() -> String {
+        Agent::ALL.map(Agent::name).join(", ")
+    }
+
     /// The name on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
             Agent::Codex => "codex",
+            Agent::ClaudeCode => "claude-code",
+            Agent::Pi => "pi",
         }
     }
 
@@ -36,6 +58,53 @@ impl Agent {
     pub fn version(self) -> &'static str {
         match self {
             Agent::Codex => codex::VERSION,
+            Agent::ClaudeCode => claude_code::VERSION,
+            Agent::Pi => pi::VERSION,
+        }
+    }
+}
+
+/// How an agent is started: where, for which user, with which of its own
+/// environment variables.
+pub struct Start<'a> {
+    /// The directory it is started in.
+    pub cwd: &'a Path,
+    /// `$HOME`.
+    pub home: &'a Path,
+    /// The environment as the agent reads it (only its own variables are
+    /// asked for: `CODEX_HOME`, `CLAUDE_CONFIG_DIR`, ...).
+    pub env: &'a dyn Fn(&str) -> Option<OsString>,
+}
+
+/// What `agent` loads when started as `start` says.
+pub fn context(agent: Agent, start: &Start<'_>) -> Result<AgentContext, ContextError> {
+    match agent {
+        Agent::Codex => {
+            let codex_home = (start.env)("CODEX_HOME");
+            codex::context(&codex::Start {
+                cwd: start.cwd,
+                home: start.home,
+                codex_home: codex_home.as_deref(),
+            })
+        }
+        Agent::ClaudeCode => {
+            let config_dir = (start.env)("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty());
+            let disabled =
+                (start.env)("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty());
+            claude_code::context(&claude_code::Start {
+                cwd: start.cwd,
+                home: start.home,
+                config_dir: config_dir.as_deref(),
+                disabled,
+            })
+        }
+        Agent::Pi => {
+            let agent_dir = (start.env)("PI_CODING_AGENT_DIR");
+            pi::context(&pi::Start {
+                cwd: start.cwd,
+                home: start.home,
+                agent_dir: agent_dir.as_deref(),
+            })
         }
     }
 }
@@ -48,6 +117,9 @@ pub enum Role {
     Global,
     /// A file of the project, on the way from its root to the working directory.
     Project,
+    /// The user's own file for one project, not checked in (Claude Code:
+    /// `CLAUDE.local.md`).
+    Local,
 }
 
 /// What became of one file the agent considered.
@@ -83,6 +155,21 @@ pub enum Skip {
     /// Another file of the same set could not be read, and the agent then
     /// drops the whole set.
     DroppedWithSet,
+    /// Its front matter limits it to some paths: never loaded at start.
+    ScopedOut,
+    /// Larger than the agent reads.
+    TooLarge,
+    /// Its extension is not one the agent reads as text.
+    NotText,
+    /// An import that does not name a readable file.
+    NotFound,
+    /// An import deeper than the agent follows.
+    TooDeep,
+    /// An import the agent already loaded (a cycle, or a repeat).
+    Repeated,
+    /// An import outside the working directory, which the agent does not
+    /// follow without the user's approval.
+    Outside,
 }
 
 /// One file the agent considered, in the order it considers them.
@@ -98,6 +185,8 @@ pub struct ContextFile {
     pub tokens: usize,
     /// What became of it.
     pub outcome: Outcome,
+    /// For an import: the file that imports it.
+    pub parent: Option<PathBuf>,
 }
 
 /// An agent's byte limit, and how much of it is used.

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{AgentContext, ContextFile, Outcome, Role, Skip};
+use super::{Agent, AgentContext, ContextFile, Outcome, Role, Skip};
 use crate::tokenize;
 use crate::visible::visible;
 
@@ -22,6 +22,13 @@ pub fn status(outcome: &Outcome) -> &'static str {
         Outcome::Skipped(Skip::Unreadable(_)) => "unreadable",
         Outcome::Skipped(Skip::LimitReached) => "limit_reached",
         Outcome::Skipped(Skip::DroppedWithSet) => "dropped",
+        Outcome::Skipped(Skip::ScopedOut) => "scoped_out",
+        Outcome::Skipped(Skip::TooLarge) => "too_large",
+        Outcome::Skipped(Skip::NotText) => "not_text",
+        Outcome::Skipped(Skip::NotFound) => "unresolved",
+        Outcome::Skipped(Skip::TooDeep) => "too_deep",
+        Outcome::Skipped(Skip::Repeated) => "repeated",
+        Outcome::Skipped(Skip::Outside) => "outside",
     }
 }
 
@@ -39,6 +46,18 @@ fn detail(outcome: &Outcome) -> String {
         Outcome::Skipped(Skip::DroppedWithSet) => {
             " (dropped with the other project files)".to_string()
         }
+        Outcome::Skipped(Skip::ScopedOut) => {
+            " (paths: in its front matter: loaded only for matching files, never at start)"
+                .to_string()
+        }
+        Outcome::Skipped(Skip::TooLarge) => " (larger than the agent reads)".to_string(),
+        Outcome::Skipped(Skip::NotText) => " (not a text file extension)".to_string(),
+        Outcome::Skipped(Skip::NotFound) => " (import: no such file)".to_string(),
+        Outcome::Skipped(Skip::TooDeep) => " (import: nested too deep)".to_string(),
+        Outcome::Skipped(Skip::Repeated) => " (import: already loaded)".to_string(),
+        Outcome::Skipped(Skip::Outside) => {
+            " (import outside the working directory: not approved)".to_string()
+        }
     }
 }
 
@@ -55,11 +74,14 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
         agent.version(),
         shown(context.cwd.display().to_string())
     );
-    match &context.root {
-        Some(root) => {
+    match (&context.root, agent) {
+        (_, Agent::ClaudeCode | Agent::Pi) => {
+            out.push_str(" (it reads every directory above it)\n");
+        }
+        (Some(root), _) => {
             let _ = writeln!(out, " (project root {})", shown(root.display().to_string()));
         }
-        None => out.push_str(" (no project root: only this directory)\n"),
+        (None, _) => out.push_str(" (no project root: only this directory)\n"),
     }
     if context.files.is_empty() {
         out.push_str("no context files\n");
@@ -92,11 +114,15 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
         for (file, bytes) in context.files.iter().zip(&bytes) {
             let role = match file.role {
                 Role::Global => " [global]",
+                Role::Local => " [local]",
                 Role::Project => "",
             };
+            let imported = file.parent.as_ref().map_or(String::new(), |p| {
+                shown(format!(" [imported by {}]", p.display()))
+            });
             let _ = writeln!(
                 out,
-                "  {:<status_w$}  {bytes:>bytes_w$}  {:>tokens_w$}  {}{role}{}",
+                "  {:<status_w$}  {bytes:>bytes_w$}  {:>tokens_w$}  {}{role}{imported}{}",
                 status(&file.outcome),
                 file.tokens,
                 shown(file.path.display().to_string()),
@@ -151,6 +177,8 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
         by: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        imported_by: Option<String>,
     }
     #[derive(Serialize)]
     struct Doc<'a> {
@@ -183,6 +211,7 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
             of,
             by,
             error,
+            imported_by: f.parent.as_ref().map(|p| p.to_string_lossy().into_owned()),
         }
     };
     let doc = Doc {

@@ -1,0 +1,567 @@
+//! What Claude Code reads out of an instruction file's Markdown: the front
+//! matter's `paths:` scope, top-level HTML comments (stripped) and `@path`
+//! imports.
+//!
+//! Claude Code finds comments and imports in the tokens of the `marked`
+//! lexer (`gfm: false`). No Rust crate tokenizes as `marked` does
+//! (`pulldown-cmark` follows CommonMark, whose blocks, code spans and text
+//! runs differ from marked's), so the subset that decides the result is
+//! written here by hand: fenced and indented code, HTML comment blocks at
+//! the top level, code spans and inline comments. Links, emphasis, inline
+//! HTML tags and escapes also end a text run in marked; they are not
+//! modelled (`docs/agents-context.md`).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// JavaScript's `\s` (and what `String.prototype.trim` removes).
+const JS_SPACE: &str = "\t\n\u{b}\u{c}\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}";
+
+/// Whether `c` is whitespace to JavaScript (`\s`, `trim`).
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// JavaScript's `String.prototype.trim`.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+/// An instruction file's text split as Claude Code splits it.
+pub struct Parsed {
+    /// The text after the front matter, HTML comments stripped.
+    pub content: String,
+    /// Whether its front matter's `paths:` limits it to some files (such a
+    /// rule is never loaded at start).
+    pub scoped: bool,
+    /// The import paths, as written (`#fragment` cut, `\ ` unescaped), in
+    /// the order found, each once.
+    pub imports: Vec<String>,
+}
+
+/// Parses one file's text (`with_imports`: look for `@path` imports).
+pub fn parse(text: &str, with_imports: bool) -> Parsed {
+    let (body, scoped) = front_matter(text);
+    let normalized = body.replace("\r\n", "\n").replace('\r', "\n");
+    let blocks = blocks(&normalized);
+    let content = strip_comments(body, &normalized, &blocks);
+    let imports = if with_imports && body.contains('@') {
+        imports(&normalized, &blocks)
+    } else {
+        Vec::new()
+    };
+    Parsed {
+        content,
+        scoped,
+        imports,
+    }
+}
+
+/// The body after the front matter, and whether `paths:` scopes it.
+fn front_matter(text: &str) -> (&str, bool) {
+    static OPEN: OnceLock<Regex> = OnceLock::new();
+    let open = OPEN.get_or_init(|| {
+        Regex::new(&format!(
+            r"\A---[{JS_SPACE}]*\n((?s:.)*?)---[{JS_SPACE}]*\n?"
+        ))
+        .expect("a valid regex")
+    });
+    let unmarked = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if unmarked.get(3..).is_none_or(|rest| !rest.contains("---")) {
+        return (text, false);
+    }
+    let Some(found) = open.captures(unmarked) else {
+        return (text, false);
+    };
+    let whole = found.get(0).expect("group 0");
+    let yaml = found.get(1).map_or("", |m| m.as_str());
+    (&unmarked[whole.end()..], scoped(yaml))
+}
+
+/// Whether the front matter's `paths` names anything but `**` (Claude Code
+/// parses it with Bun's YAML, then, if that fails, again with every
+/// `key: value` line whose value holds a YAML indicator quoted).
+fn scoped(yaml: &str) -> bool {
+    let loaded =
+        YamlLoader::load_from_str(yaml).or_else(|_| YamlLoader::load_from_str(&quote_values(yaml)));
+    let Ok(documents) = loaded else {
+        return false;
+    };
+    let Some(Yaml::Hash(map)) = documents.into_iter().next() else {
+        return false;
+    };
+    let Some(paths) = map.get(&Yaml::String("paths".to_string())) else {
+        return false;
+    };
+    if !truthy(paths) {
+        return false;
+    }
+    let mut patterns = Vec::new();
+    collect_patterns(paths, &mut patterns);
+    let patterns: Vec<&str> = patterns
+        .iter()
+        .map(|p| p.strip_suffix("/**").unwrap_or(p))
+        .filter(|p| !p.is_empty())
+        .collect();
+    !patterns.iter().all(|p| *p == "**")
+}
+
+/// JavaScript truthiness of a loaded YAML value.
+fn truthy(value: &Yaml) -> bool {
+    match value {
+        Yaml::Null | Yaml::BadValue => false,
+        Yaml::Boolean(b) => *b,
+        Yaml::Integer(i) => *i != 0,
+        Yaml::Real(r) => r.parse::<f64>().is_ok_and(|f| f != 0.0 && !f.is_nan()),
+        Yaml::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// The glob patterns of a `paths` value: strings (split at top-level
+/// commas, trimmed, braces expanded) in any nesting of lists.
+fn collect_patterns(value: &Yaml, out: &mut Vec<String>) {
+    match value {
+        Yaml::Array(items) => items.iter().for_each(|item| collect_patterns(item, out)),
+        Yaml::String(s) => {
+            let mut depth = 0i32;
+            let mut part = String::new();
+            let mut parts = Vec::new();
+            for c in s.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        parts.push(std::mem::take(&mut part));
+                        continue;
+                    }
+                    _ => {}
+                }
+                part.push(c);
+            }
+            parts.push(part);
+            for part in parts {
+                let part = js_trim(&part);
+                if !part.is_empty() {
+                    expand_braces(part, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `a{b,c}d` as `abd`, `acd` (the first brace pair each time, as Claude
+/// Code expands it; its size guard never matters for "is it only `**`").
+fn expand_braces(pattern: &str, out: &mut Vec<String>) {
+    static PAIR: OnceLock<Regex> = OnceLock::new();
+    let pair =
+        PAIR.get_or_init(|| Regex::new(r"\A([^{]*)\{([^}]+)\}((?s:.)*)\z").expect("a valid regex"));
+    if !pattern.contains('{') {
+        out.push(pattern.to_string());
+        return;
+    }
+    let mut stack = vec![pattern.to_string()];
+    while let Some(p) = stack.pop() {
+        match pair.captures(&p) {
+            None => out.push(p),
+            Some(c) => {
+                let alternatives: Vec<&str> = c[2].split(',').map(js_trim).collect();
+                for alternative in alternatives.iter().rev() {
+                    stack.push(format!("{}{alternative}{}", &c[1], &c[3]));
+                }
+            }
+        }
+    }
+}
+
+/// Claude Code's second try at front matter: `key: value` lines whose
+/// value holds a YAML indicator are quoted; leading tabs become spaces.
+fn quote_values(yaml: &str) -> String {
+    static LINE: OnceLock<Regex> = OnceLock::new();
+    static INDICATOR: OnceLock<Regex> = OnceLock::new();
+    let line_re = LINE.get_or_init(|| {
+        Regex::new(&format!(
+            r"\A([a-zA-Z_-]+):[{JS_SPACE}]+([^{JS_SPACE}].*)\z"
+        ))
+        .expect("a valid regex")
+    });
+    let indicator =
+        INDICATOR.get_or_init(|| Regex::new(r"[{}\[\]*&#!|>%@`]|: ").expect("a valid regex"));
+    let quoted: Vec<String> = yaml
+        .split('\n')
+        .map(|line| {
+            let Some(c) = line_re.captures(line) else {
+                return line.to_string();
+            };
+            let (key, value) = (&c[1], &c[2]);
+            let is_quoted = (value.starts_with('"') && value.ends_with('"'))
+                || (value.starts_with('\'') && value.ends_with('\''));
+            let is_list = value.starts_with('[')
+                && value.ends_with(']')
+                && matches!(
+                    YamlLoader::load_from_str(value).as_deref(),
+                    Ok([Yaml::Array(_)])
+                );
+            if is_quoted || is_list || !indicator.is_match(value) {
+                return line.to_string();
+            }
+            let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("{key}: \"{escaped}\"")
+        })
+        .collect();
+    let joined = quoted.join("\n");
+    let mut out = String::with_capacity(joined.len());
+    for line in joined.split_inclusive('\n') {
+        let tabs = line.len() - line.trim_start_matches('\t').len();
+        out.push_str(&"  ".repeat(tabs));
+        out.push_str(&line[tabs..]);
+    }
+    out
+}
+
+/// A top-level block of the normalized text, by byte range.
+#[derive(Debug)]
+enum Block {
+    /// Paragraphs, headings and list lines: where imports are found.
+    Text(usize, usize),
+    /// Fenced or indented code.
+    Code,
+    /// An HTML comment block: from its line's start through the rest of the
+    /// line that closes it and the newlines after it. `closed`: it holds
+    /// its `-->`.
+    Comment {
+        start: usize,
+        end: usize,
+        closed: bool,
+    },
+}
+
+/// The lines of `text` with their start offsets (each with its newline).
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    text.split_inclusive('\n').map(move |line| {
+        let start = at;
+        at += line.len();
+        (start, line)
+    })
+}
+
+/// How a line opens a fence: its character and length.
+fn fence_open(line: &str) -> Option<(char, usize)> {
+    let rest = strip_indent(line, 3)?;
+    let c = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let run = rest.len() - rest.trim_start_matches(c).len();
+    if run < 3 || (c == '`' && rest[run..].trim_end_matches('\n').contains('`')) {
+        return None;
+    }
+    Some((c, run))
+}
+
+/// `line` without up to `max` leading spaces, if it has no more.
+fn strip_indent(line: &str, max: usize) -> Option<&str> {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    (spaces <= max).then(|| &line[spaces..])
+}
+
+/// The top-level blocks, as marked's block lexer delimits them for the
+/// constructs modelled.
+fn blocks(text: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    // Whether the previous line continues a paragraph (indented code cannot
+    // start there).
+    let mut in_paragraph = false;
+    let mut comment_until: usize = 0;
+    for (start, line) in lines(text) {
+        if start < comment_until {
+            continue;
+        }
+        if let Some((c, run)) = fence {
+            let rest = strip_indent(line, 3).unwrap_or("");
+            let closing = rest.len() - rest.trim_start_matches(c).len();
+            if closing >= run && rest[closing..].trim_matches([' ', '\t', '\n']).is_empty() {
+                fence = None;
+            }
+            continue;
+        }
+        let blank = line.trim_matches([' ', '\n']).is_empty() && !line.contains('\t');
+        if blank {
+            in_paragraph = false;
+            continue;
+        }
+        if let Some(open) = fence_open(line) {
+            fence = Some(open);
+            blocks.push(Block::Code);
+            in_paragraph = false;
+            continue;
+        }
+        if !in_paragraph && line.starts_with("    ") {
+            blocks.push(Block::Code);
+            continue;
+        }
+        if let Some(rest) = strip_indent(line, 3).filter(|r| r.starts_with("<!--")) {
+            let open = start + (line.len() - rest.len());
+            let (end, closed) = comment_end(text, open);
+            blocks.push(Block::Comment { start, end, closed });
+            comment_until = end;
+            in_paragraph = false;
+            continue;
+        }
+        let heading = strip_indent(line, 3).is_some_and(|r| {
+            let hashes = r.len() - r.trim_start_matches('#').len();
+            (1..=6).contains(&hashes) && r[hashes..].starts_with([' ', '\t', '\n'])
+        });
+        match blocks.last_mut() {
+            Some(Block::Text(_, end)) if in_paragraph => *end = start + line.len(),
+            _ => blocks.push(Block::Text(start, start + line.len())),
+        }
+        in_paragraph = !heading;
+    }
+    blocks
+}
+
+/// Where a comment block opened at `open` ends: after `-->`, the rest of
+/// that line and the newlines after it (marked's `comment[^\n]*(\n+|$)`).
+fn comment_end(text: &str, open: usize) -> (usize, bool) {
+    let after = open + 4;
+    let close = if text[after..].starts_with('>') {
+        Some(after + 1)
+    } else if text[after..].starts_with("->") {
+        Some(after + 2)
+    } else {
+        text[after..].find("-->").map(|i| after + i + 3)
+    };
+    let Some(close) = close else {
+        return (text.len(), false);
+    };
+    let line_end = text[close..].find('\n').map_or(text.len(), |i| close + i);
+    let end = line_end + (text.len() - line_end - text[line_end..].trim_start_matches('\n').len());
+    (end, true)
+}
+
+/// `<!-- ... -->` removed, lazily, as `/<!--[\s\S]*?-->/g` does.
+fn without_comments(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(open) = rest.find("<!--") {
+        match rest[open + 4..].find("-->") {
+            Some(close) => {
+                out.push_str(&rest[..open]);
+                rest = &rest[open + 4 + close + 3..];
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The text with top-level comment blocks removed (their rest kept when it
+/// is not blank). When any is removed, line ends become `\n` (Claude Code
+/// rebuilds the text from its normalized copy); otherwise the text is as it
+/// was.
+fn strip_comments(original: &str, normalized: &str, blocks: &[Block]) -> String {
+    if !original.contains("<!--") {
+        return original.to_string();
+    }
+    let mut out = String::new();
+    let mut at = 0;
+    for block in blocks {
+        if let Block::Comment {
+            start,
+            end,
+            closed: true,
+        } = *block
+        {
+            let residue = without_comments(&normalized[start..end]);
+            out.push_str(&normalized[at..start]);
+            if !js_trim(&residue).is_empty() {
+                out.push_str(&residue);
+            }
+            at = end;
+        }
+    }
+    if at == 0 {
+        return original.to_string();
+    }
+    out.push_str(&normalized[at..]);
+    out
+}
+
+/// The import paths in text blocks and comment residues.
+fn imports(text: &str, blocks: &[Block]) -> Vec<String> {
+    let mut found = Vec::new();
+    for block in blocks {
+        match *block {
+            Block::Text(start, end) => {
+                for run in text_runs(&text[start..end]) {
+                    scan(run, &mut found);
+                }
+            }
+            Block::Comment {
+                start,
+                end,
+                closed: true,
+            } => {
+                let residue = without_comments(&text[start..end]);
+                if !js_trim(&residue).is_empty() {
+                    scan(&residue, &mut found);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// A text block's runs of plain text: what lies between its code spans and
+/// inline comments (each run is one marked `text` token).
+fn text_runs(block: &str) -> Vec<&str> {
+    let mut runs = Vec::new();
+    let bytes = block.as_bytes();
+    let mut run_start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'`' {
+            let ticks = block[i..].len() - block[i..].trim_start_matches('`').len();
+            if let Some(close) = closing_ticks(&block[i + ticks..], ticks) {
+                runs.push(&block[run_start..i]);
+                i += ticks + close + ticks;
+                run_start = i;
+                continue;
+            }
+            i += ticks;
+            continue;
+        }
+        if bytes[i..].starts_with(b"<!--") {
+            runs.push(&block[run_start..i]);
+            let end = block[i + 4..]
+                .find("-->")
+                .map_or(block.len(), |c| i + 4 + c + 3);
+            i = end;
+            run_start = i;
+            continue;
+        }
+        i += 1;
+    }
+    runs.push(&block[run_start..]);
+    runs
+}
+
+/// Where a run of exactly `ticks` backticks starts in `rest` (a code span's
+/// end), if the span would not be empty.
+fn closing_ticks(rest: &str, ticks: usize) -> Option<usize> {
+    let mut i = 0;
+    while let Some(found) = rest[i..].find('`') {
+        let at = i + found;
+        let run = rest[at..].len() - rest[at..].trim_start_matches('`').len();
+        if run == ticks && at > 0 {
+            return Some(at);
+        }
+        i = at + run;
+    }
+    None
+}
+
+/// `/(?:^|\s)@((?:[^\s\\]|\\ )+)/g` over one text run, as Claude Code
+/// filters each match.
+fn scan(run: &str, found: &mut Vec<String>) {
+    static MENTION: OnceLock<Regex> = OnceLock::new();
+    static LEADING: OnceLock<Regex> = OnceLock::new();
+    let mention = MENTION.get_or_init(|| {
+        Regex::new(&format!(r"(?:\A|[{JS_SPACE}])@((?:[^{JS_SPACE}\\]|\\ )+)"))
+            .expect("a valid regex")
+    });
+    let leading = LEADING.get_or_init(|| Regex::new(r"\A[#%^&*()]+").expect("a valid regex"));
+    for c in mention.captures_iter(run) {
+        let mut path = &c[1];
+        if let Some(hash) = path.find('#') {
+            path = &path[..hash];
+        }
+        let path = path.replace("\\ ", " ");
+        if path.is_empty() {
+            continue;
+        }
+        let first_ok = path
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        let usable = path.starts_with("./")
+            || path.starts_with("~/")
+            || (path.starts_with('/') && path != "/")
+            || (!path.starts_with('@') && !leading.is_match(&path) && first_ok);
+        if usable && !found.contains(&path) {
+            found.push(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_is_cut_and_paths_scope_a_rule() {
+        let p = parse("---\npaths: ['src/**']\n---\nBODY\n", false);
+        assert_eq!(p.content, "BODY\n");
+        assert!(p.scoped);
+        for unscoped in [
+            "paths: []",
+            "paths:",
+            "paths: \"**\"",
+            "paths: ['**/**', '/**']",
+            "x: 1",
+        ] {
+            assert!(
+                !parse(&format!("---\n{unscoped}\n---\nB"), false).scoped,
+                "{unscoped}"
+            );
+        }
+        // Bun's YAML refuses `[bad`; the retry quotes it: a string, so scoped.
+        assert!(parse("---\npaths: [bad\n---\nB", false).scoped);
+        // Not at the very start: no front matter.
+        assert_eq!(
+            parse("\n---\npaths: x\n---\nB", false).content,
+            "\n---\npaths: x\n---\nB"
+        );
+    }
+
+    #[test]
+    fn top_level_comments_go_and_line_ends_follow() {
+        let p = parse("<!-- top -->\nA <!-- inline --> B\r\n\r\n<!--\nmulti\n-->\r\nC\n```\n<!-- in code -->\n```\n", false);
+        assert_eq!(
+            p.content,
+            "A <!-- inline --> B\n\nC\n```\n<!-- in code -->\n```\n"
+        );
+        assert_eq!(parse("<!-- c --> tail\nX", false).content, " tail\nX");
+        assert_eq!(
+            parse("A\r\n<!-- unclosed", false).content,
+            "A\r\n<!-- unclosed"
+        );
+    }
+
+    #[test]
+    fn imports_outside_code_after_whitespace_or_a_token() {
+        let p = parse(
+            "a `@x1.md` b @ok.md\n\n```\n@x2.md\n```\n\n    @x3.md\n\nfoo@x4.md (@x6.md) `c`@after.md @e\\ f.md @b.md#frag @@no @#no\n<!-- @x7.md --> @resid.md\n",
+            true,
+        );
+        assert_eq!(
+            p.imports,
+            ["ok.md", "after.md", "e f.md", "b.md", "resid.md"]
+        );
+    }
+}

@@ -1,0 +1,722 @@
+//! Anthropic Claude Code ([`VERSION`]): `CLAUDE.md` files, `.claude/rules/`,
+//! `@path` imports and `AGENTS.md` where no `CLAUDE.md` loads.
+//!
+//! The rules, read from the shipped program and checked against it
+//! (`docs/agents-context.md` has them in full):
+//!
+//! * **Order.** The user's `CLAUDE.md` and `rules/**/*.md` (in
+//!   `$CLAUDE_CONFIG_DIR`, else `~/.claude`); then every directory from
+//!   the outermost ancestor of the working directory (not `/`) down to it:
+//!   `CLAUDE.md`, `.claude/CLAUDE.md`, `.claude/rules/**/*.md` (directory
+//!   order, as the system lists it), `CLAUDE.local.md`. Each file is
+//!   followed by its imports.
+//! * **A file** is read when it is a regular file (links followed) of at
+//!   most 4 MiB whose extension, if any, is a text one; its front matter is
+//!   cut, top-level HTML comments are stripped, and it is sent trimmed
+//!   unless that leaves nothing. Each path is taken once.
+//! * **Rules** whose front matter's `paths:` names files are left out at
+//!   start. A project rule linked from outside the working directory is
+//!   left out.
+//! * **Imports** (`@path` outside code) up to four deep; a project file's
+//!   imports must resolve inside the working directory (`claude -p` never
+//!   approves others); the user's may go anywhere.
+//! * **`AGENTS.md`** and `.claude/AGENTS.md` in the same directories load
+//!   only when no `CLAUDE.md`, `.claude/CLAUDE.md` or `CLAUDE.local.md`
+//!   there loads, each placed before the first project file below its
+//!   directory (else after the last one).
+//! * **The message**: one text part, `<system-reminder>`, the header, then
+//!   `Contents of <path> (<kind>):` and the text of each file.
+
+mod markdown;
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Role, Skip};
+use crate::tokenize;
+use markdown::js_trim;
+
+/// The Claude Code version this model reproduces (`tests/agents/package.json`).
+pub const VERSION: &str = "2.1.332";
+
+/// The largest file Claude Code reads as instructions.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// How deep imports go: the file itself is depth 0, its imports 1, up to 4.
+const MAX_DEPTH: usize = 5;
+
+const HEADER: &str = "Codebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.";
+
+/// File extensions Claude Code reads as text (any other extension is
+/// skipped; no extension is read).
+const TEXT_EXTENSIONS: &[&str] = &[
+    ".md",
+    ".txt",
+    ".text",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".xml",
+    ".csv",
+    ".html",
+    ".htm",
+    ".css",
+    ".scss",
+    ".sass",
+    ".less",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+    ".mts",
+    ".cts",
+    ".py",
+    ".pyi",
+    ".pyw",
+    ".rb",
+    ".erb",
+    ".rake",
+    ".go",
+    ".rs",
+    ".java",
+    ".kt",
+    ".kts",
+    ".scala",
+    ".c",
+    ".cpp",
+    ".cc",
+    ".cxx",
+    ".h",
+    ".hpp",
+    ".hxx",
+    ".cs",
+    ".swift",
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".fish",
+    ".ps1",
+    ".bat",
+    ".cmd",
+    ".env",
+    ".ini",
+    ".cfg",
+    ".conf",
+    ".config",
+    ".properties",
+    ".sql",
+    ".graphql",
+    ".gql",
+    ".proto",
+    ".vue",
+    ".svelte",
+    ".astro",
+    ".ejs",
+    ".hbs",
+    ".pug",
+    ".jade",
+    ".php",
+    ".pl",
+    ".pm",
+    ".lua",
+    ".r",
+    ".dart",
+    ".ex",
+    ".exs",
+    ".erl",
+    ".hrl",
+    ".clj",
+    ".cljs",
+    ".cljc",
+    ".edn",
+    ".hs",
+    ".lhs",
+    ".elm",
+    ".ml",
+    ".mli",
+    ".f",
+    ".f90",
+    ".f95",
+    ".for",
+    ".cmake",
+    ".make",
+    ".makefile",
+    ".gradle",
+    ".sbt",
+    ".rst",
+    ".adoc",
+    ".asciidoc",
+    ".org",
+    ".tex",
+    ".latex",
+    ".lock",
+    ".log",
+    ".diff",
+    ".patch",
+];
+
+/// How Claude Code is started.
+#[derive(Clone, Copy, Debug)]
+pub struct Start<'a> {
+    /// The working directory (Claude Code names it by its physical path).
+    pub cwd: &'a Path,
+    /// `$HOME`.
+    pub home: &'a Path,
+    /// `$CLAUDE_CONFIG_DIR`, when set.
+    pub config_dir: Option<&'a OsStr>,
+    /// Whether `$CLAUDE_CODE_DISABLE_CLAUDE_MDS` is set (not empty).
+    pub disabled: bool,
+}
+
+/// Who a file speaks for, as Claude Code labels it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    User,
+    Project,
+    Local,
+}
+
+impl Kind {
+    fn suffix(self) -> &'static str {
+        match self {
+            Kind::User => " (user's private global instructions for all projects)",
+            Kind::Project => " (project instructions, checked into the codebase)",
+            Kind::Local => " (user's private project instructions, not checked in)",
+        }
+    }
+
+    fn role(self) -> Role {
+        match self {
+            Kind::User => Role::Global,
+            Kind::Project => Role::Project,
+            Kind::Local => Role::Local,
+        }
+    }
+}
+
+/// A file that is sent.
+#[derive(Clone, Debug)]
+struct Item {
+    path: PathBuf,
+    kind: Kind,
+    content: String,
+    bytes: u64,
+    scoped: bool,
+    parent: Option<PathBuf>,
+}
+
+/// One walk's state: the paths taken, what became of files not sent.
+struct Walk<'a> {
+    cwd: &'a Path,
+    home: &'a Path,
+    taken: HashSet<PathBuf>,
+    skipped: Vec<ContextFile>,
+}
+
+/// What Claude Code loads when started as `start` says.
+pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
+    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
+        path: start.cwd.to_path_buf(),
+        source,
+    })?;
+    let mut notes = Vec::new();
+    if start.disabled {
+        notes.push(
+            "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set: Claude Code loads no instruction file"
+                .to_string(),
+        );
+        return Ok(finish(cwd, Vec::new(), Vec::new(), notes));
+    }
+    let config = match start.config_dir {
+        Some(dir) => normalize(&cwd.join(dir)),
+        None => start.home.join(".claude"),
+    };
+    let user_md = config.join("CLAUDE.md");
+    let dirs: Vec<PathBuf> = {
+        let mut dirs: Vec<PathBuf> = cwd
+            .ancestors()
+            .filter(|d| d.parent().is_some())
+            .map(Path::to_path_buf)
+            .collect();
+        dirs.reverse();
+        dirs
+    };
+
+    let mut walk = Walk {
+        cwd: &cwd,
+        home: start.home,
+        taken: HashSet::new(),
+        skipped: Vec::new(),
+    };
+    let mut items = walk.file(&user_md, Kind::User, 0, None, true);
+    items.extend(walk.rules(&config.join("rules"), Kind::User, None, &mut HashSet::new()));
+    for dir in &dirs {
+        items.extend(walk.file(&dir.join("CLAUDE.md"), Kind::Project, 0, None, false));
+        items.extend(walk.file(
+            &dir.join(".claude/CLAUDE.md"),
+            Kind::Project,
+            0,
+            None,
+            false,
+        ));
+        items.extend(walk.rules(
+            &dir.join(".claude/rules"),
+            Kind::Project,
+            None,
+            &mut HashSet::new(),
+        ));
+        items.extend(walk.file(&dir.join("CLAUDE.local.md"), Kind::Local, 0, None, false));
+    }
+    let mut skipped = std::mem::take(&mut walk.skipped);
+
+    // The AGENTS.md plugin: a walk of its own, with only the user's file taken.
+    let fresh = || Walk {
+        cwd: &cwd,
+        home: start.home,
+        taken: HashSet::from([user_md.clone()]),
+        skipped: Vec::new(),
+    };
+    let mut probe = fresh();
+    let claude_project = dirs.iter().any(|dir| {
+        ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"]
+            .iter()
+            .any(|name| {
+                !probe
+                    .file(&dir.join(name), Kind::Project, 0, None, false)
+                    .is_empty()
+            })
+    });
+    let mut agents = fresh();
+    let mut found = Vec::new();
+    for dir in &dirs {
+        for name in ["AGENTS.md", ".claude/AGENTS.md"] {
+            let path = dir.join(name);
+            let loaded = agents.file(&path, Kind::Project, 0, None, false);
+            if claude_project {
+                if !loaded.is_empty() {
+                    let by = items
+                        .iter()
+                        .find(|i| i.kind != Kind::User && i.parent.is_none())
+                        .map_or_else(|| path.clone(), |i| i.path.clone());
+                    skipped.push(not_sent(&loaded[0], Outcome::Shadowed { by }));
+                }
+                continue;
+            }
+            found.extend(loaded);
+        }
+    }
+    if !claude_project {
+        skipped.extend(agents.skipped);
+        let unseen = unseen(found, &items);
+        items = with_agents_files(items, unseen);
+    }
+    Ok(finish(cwd, items, skipped, notes))
+}
+
+impl<'a> Walk<'a> {
+    /// Records a file that is not sent.
+    fn skip(
+        &mut self,
+        path: &Path,
+        kind: Kind,
+        bytes: Option<u64>,
+        parent: Option<&Path>,
+        why: Skip,
+    ) {
+        self.skipped.push(ContextFile {
+            path: path.to_path_buf(),
+            role: kind.role(),
+            bytes,
+            tokens: 0,
+            outcome: Outcome::Skipped(why),
+            parent: parent.map(Path::to_path_buf),
+        });
+    }
+
+    /// One file and its imports, in Claude Code's order (`anywhere`: its
+    /// imports may leave the working directory).
+    fn file(
+        &mut self,
+        path: &Path,
+        kind: Kind,
+        depth: usize,
+        parent: Option<&Path>,
+        anywhere: bool,
+    ) -> Vec<Item> {
+        let key = strip_trailing_slashes(path);
+        if self.taken.contains(&key) {
+            if parent.is_some() {
+                self.skip(path, kind, None, parent, Skip::Repeated);
+            }
+            return Vec::new();
+        }
+        if depth >= MAX_DEPTH {
+            self.skip(path, kind, None, parent, Skip::TooDeep);
+            return Vec::new();
+        }
+        let resolved = fs::canonicalize(path).ok();
+        let linked = resolved.as_deref().filter(|r| *r != path);
+        if depth > 0 && !anywhere && !inside(resolved.as_deref().unwrap_or(path), self.cwd) {
+            self.skip(path, kind, None, parent, Skip::Outside);
+            return Vec::new();
+        }
+        if linked.is_some_and(|r| self.taken.contains(r)) {
+            if parent.is_some() {
+                self.skip(path, kind, None, parent, Skip::Repeated);
+            }
+            return Vec::new();
+        }
+        self.taken.insert(key);
+        if let Some(r) = linked {
+            self.taken.insert(r.to_path_buf());
+        }
+        let bytes = match read(path) {
+            Read::Text(bytes) => bytes,
+            Read::Missing => {
+                if parent.is_some() {
+                    self.skip(path, kind, None, parent, Skip::NotFound);
+                }
+                return Vec::new();
+            }
+            Read::NotFile => {
+                if parent.is_some() {
+                    self.skip(path, kind, None, parent, Skip::NotFound);
+                }
+                return Vec::new();
+            }
+            Read::TooLarge(len) => {
+                self.skip(path, kind, Some(len), parent, Skip::TooLarge);
+                return Vec::new();
+            }
+            Read::Failed(e) => {
+                self.skip(path, kind, None, parent, Skip::Unreadable(e));
+                return Vec::new();
+            }
+        };
+        let len = bytes.len() as u64;
+        let ext = extension(path).to_lowercase();
+        if !ext.is_empty() && !TEXT_EXTENSIONS.contains(&ext.as_str()) {
+            self.skip(path, kind, Some(len), parent, Skip::NotText);
+            return Vec::new();
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let parsed = markdown::parse(&text, true);
+        if js_trim(&parsed.content).is_empty() {
+            self.skip(path, kind, Some(len), parent, Skip::Blank);
+            return Vec::new();
+        }
+        let mut items = vec![Item {
+            path: path.to_path_buf(),
+            kind,
+            content: parsed.content,
+            bytes: len,
+            scoped: parsed.scoped,
+            parent: parent.map(Path::to_path_buf),
+        }];
+        let base = path.parent().unwrap_or(Path::new("/"));
+        for import in &parsed.imports {
+            let target = self.resolve(import, base);
+            if !anywhere && !inside(&target, self.cwd) {
+                self.skip(&target, kind, None, Some(path), Skip::Outside);
+                continue;
+            }
+            items.extend(self.file(&target, kind, depth + 1, Some(path), anywhere));
+        }
+        items
+    }
+
+    /// An import's path: `~/` from the home directory, else from the
+    /// importing file's directory, normalized as Node's `path.resolve`.
+    fn resolve(&self, import: &str, base: &Path) -> PathBuf {
+        match import.strip_prefix("~/") {
+            Some(rest) => normalize(&self.home.join(rest)),
+            None => normalize(&base.join(import)),
+        }
+    }
+
+    /// The unconditional `.md` files under a rules directory, in directory
+    /// order, with their imports.
+    fn rules(
+        &mut self,
+        dir: &Path,
+        kind: Kind,
+        discovered: Option<&Path>,
+        visited: &mut HashSet<PathBuf>,
+    ) -> Vec<Item> {
+        if visited.contains(dir) {
+            return Vec::new();
+        }
+        let resolved = fs::canonicalize(dir).ok();
+        let anywhere = kind == Kind::User;
+        visited.insert(dir.to_path_buf());
+        if let Some(r) = resolved.as_deref().filter(|r| *r != dir) {
+            visited.insert(r.to_path_buf());
+        }
+        let is_link = fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+        if !anywhere && is_link && !inside(resolved.as_deref().unwrap_or(dir), self.cwd) {
+            return Vec::new();
+        }
+        let listed = resolved.as_deref().unwrap_or(dir);
+        let Ok(entries) = fs::read_dir(listed) else {
+            return Vec::new();
+        };
+        let mut items = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let path = dir.join(&name);
+            let named = discovered.unwrap_or(dir).join(&name);
+            let Ok(kind_of) = entry.file_type() else {
+                continue;
+            };
+            // Claude Code names every entry by its real path (through a
+            // linked rules directory too) and follows links to their type.
+            let (target, meta) = if kind_of.is_symlink() {
+                match (fs::canonicalize(&path), fs::metadata(&path)) {
+                    (Ok(t), Ok(m)) => (t, m.file_type()),
+                    _ => continue,
+                }
+            } else {
+                (fs::canonicalize(&path).unwrap_or(path), kind_of)
+            };
+            let elsewhere = resolved.as_ref().is_some_and(|r| target != r.join(&name))
+                && !inside(&target, self.cwd);
+            if elsewhere && !anywhere {
+                continue;
+            }
+            if meta.is_dir() {
+                let found = (named != target).then_some(named.as_path());
+                items.extend(self.rules(&target, kind, found, visited));
+            } else if meta.is_file() && name.as_encoded_bytes().ends_with(b".md") {
+                let loaded = self.file(&target, kind, 0, None, anywhere);
+                for item in loaded {
+                    if item.scoped {
+                        self.skipped
+                            .push(not_sent(&item, Outcome::Skipped(Skip::ScopedOut)));
+                    } else {
+                        items.push(item);
+                    }
+                }
+            }
+        }
+        items
+    }
+}
+
+/// AGENTS.md files not already sent, by path or by (trimmed) text.
+fn unseen(found: Vec<Item>, items: &[Item]) -> Vec<Item> {
+    let mut paths: HashSet<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
+    let texts: HashSet<&str> = items
+        .iter()
+        .filter(|i| i.kind != Kind::User)
+        .map(|i| js_trim(&i.content))
+        .collect();
+    let mut out = Vec::new();
+    for item in found {
+        let text = js_trim(&item.content);
+        if paths.contains(&item.path) || (!text.is_empty() && texts.contains(text)) {
+            continue;
+        }
+        paths.insert(item.path.clone());
+        out.push(item);
+    }
+    out
+}
+
+/// The directory a file speaks for: the one holding its `.claude/`, else
+/// its own.
+fn project_dir(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    let cut = s.rfind("/.claude/").or_else(|| s.rfind('/'));
+    match cut {
+        Some(i) if i > 0 => s[..i].to_string(),
+        _ => "/".to_string(),
+    }
+}
+
+/// The first file of the import chain `item` belongs to.
+fn chain_root<'a>(item: &'a Item, all: &'a [Item]) -> &'a Path {
+    let mut path = item.path.as_path();
+    let mut parent = item.parent.as_deref();
+    let mut seen = HashSet::from([path]);
+    while let Some(p) = parent {
+        if !seen.insert(p) {
+            break;
+        }
+        path = p;
+        parent = all
+            .iter()
+            .find(|i| i.path == p)
+            .and_then(|i| i.parent.as_deref());
+    }
+    path
+}
+
+/// `AGENTS.md` files put among the others: each directory's group before
+/// the first project file whose directory is below it, else after the last
+/// project file.
+fn with_agents_files(mut items: Vec<Item>, agents: Vec<Item>) -> Vec<Item> {
+    let mut groups: Vec<(String, Vec<Item>)> = Vec::new();
+    for item in &agents {
+        let dir = project_dir(chain_root(item, &agents));
+        match groups.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, group)) => group.push(item.clone()),
+            None => groups.push((dir, vec![item.clone()])),
+        }
+    }
+    for (dir, group) in groups {
+        let below = format!("{}/", dir.trim_end_matches('/'));
+        let first_below = items.iter().position(|i| {
+            i.kind != Kind::User && project_dir(chain_root(i, &items)).starts_with(&below)
+        });
+        let at = first_below
+            .or_else(|| {
+                items
+                    .iter()
+                    .rposition(|i| i.kind != Kind::User)
+                    .map(|i| i + 1)
+            })
+            .unwrap_or(items.len());
+        items.splice(at..at, group);
+    }
+    items
+}
+
+/// The context: the files sent, in order, then those not sent.
+fn finish(
+    cwd: PathBuf,
+    items: Vec<Item>,
+    skipped: Vec<ContextFile>,
+    notes: Vec<String>,
+) -> AgentContext {
+    let parts: Vec<String> = items
+        .iter()
+        .map(|i| {
+            format!(
+                "Contents of {}{}:\n\n{}",
+                i.path.to_string_lossy(),
+                i.kind.suffix(),
+                js_trim(&i.content)
+            )
+        })
+        .collect();
+    let raw = (!parts.is_empty()).then(|| {
+        format!(
+            "<system-reminder>\n{HEADER}\n\n{}\n</system-reminder>",
+            parts.join("\n\n")
+        )
+    });
+    let mut files: Vec<ContextFile> = items
+        .iter()
+        .map(|i| ContextFile {
+            path: i.path.clone(),
+            role: i.kind.role(),
+            bytes: Some(i.bytes),
+            tokens: tokenize::count(js_trim(&i.content)),
+            outcome: Outcome::Loaded,
+            parent: i.parent.clone(),
+        })
+        .collect();
+    files.extend(skipped);
+    AgentContext {
+        agent: Agent::ClaudeCode,
+        cwd,
+        root: None,
+        files,
+        limit: None,
+        raw,
+        notes,
+    }
+}
+
+/// A file that was read but is not sent.
+fn not_sent(item: &Item, outcome: Outcome) -> ContextFile {
+    ContextFile {
+        path: item.path.clone(),
+        role: item.kind.role(),
+        bytes: Some(item.bytes),
+        tokens: 0,
+        outcome,
+        parent: item.parent.clone(),
+    }
+}
+
+/// What reading a candidate gave.
+enum Read {
+    Text(Vec<u8>),
+    Missing,
+    NotFile,
+    TooLarge(u64),
+    Failed(String),
+}
+
+/// A regular file (links followed) of at most [`MAX_FILE_BYTES`], read whole.
+fn read(path: &Path) -> Read {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Read::Missing
+        }
+        Err(e) => return Read::Failed(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Read::NotFile;
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Read::TooLarge(meta.len());
+    }
+    match fs::read(path) {
+        Ok(bytes) => Read::Text(bytes),
+        Err(e) => Read::Failed(e.to_string()),
+    }
+}
+
+/// Node's `path.extname`: from the last `.` of the name, unless the name
+/// starts with it (or is `..`).
+fn extension(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == ".." {
+        return String::new();
+    }
+    match name.rfind('.') {
+        Some(i) if i > 0 => name[i..].to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Whether `path` is `dir` or below it.
+fn inside(path: &Path, dir: &Path) -> bool {
+    path.starts_with(dir)
+}
+
+fn strip_trailing_slashes(path: &Path) -> PathBuf {
+    path.components().collect()
+}
+
+/// `.` and `..` resolved lexically, as Node's `path.resolve` does.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(p) => out.push(p),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}

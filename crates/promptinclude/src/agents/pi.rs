@@ -1,0 +1,194 @@
+//! The pi coding agent ([`VERSION`]): `AGENTS.md` or `CLAUDE.md` per
+//! directory, in its system prompt.
+//!
+//! The rules, read in its source (`dist/core/resource-loader.js`,
+//! `dist/core/system-prompt.js`, `dist/config.js`) and checked against it:
+//!
+//! * **One file per directory**: the first of `AGENTS.md`, `AGENTS.MD`,
+//!   `CLAUDE.md`, `CLAUDE.MD` that exists (links followed) and can be read;
+//!   one that exists but cannot be read (a directory) passes to the next.
+//! * **Order**: the agent directory's file (`$PI_CODING_AGENT_DIR`, else
+//!   `~/.pi/agent`), then every directory from `/` down to the working
+//!   directory; a path named twice is sent once.
+//! * **Sent as read**: decoded with replacement, not trimmed, blank files
+//!   too, no size limit.
+//! * **The section**: `# Project Context`, a line of text, then
+//!   `## <path>`, a blank line and the file's text for each file.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::fs::FileTypeExt as _;
+use std::path::{Path, PathBuf};
+
+use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Role, Skip};
+use crate::tokenize;
+
+/// The pi version this model reproduces (`tests/pi/package.json`).
+pub const VERSION: &str = "0.73.1";
+
+const CANDIDATES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
+
+const HEADER: &str = "# Project Context\n\nProject-specific instructions and guidelines:\n\n";
+
+/// How pi is started.
+#[derive(Clone, Copy, Debug)]
+pub struct Start<'a> {
+    /// The working directory (pi names it by its physical path).
+    pub cwd: &'a Path,
+    /// `$HOME`.
+    pub home: &'a Path,
+    /// `$PI_CODING_AGENT_DIR`, when set.
+    pub agent_dir: Option<&'a OsStr>,
+}
+
+/// What pi loads when started as `start` says.
+pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
+    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
+        path: start.cwd.to_path_buf(),
+        source,
+    })?;
+    let home = start.home.to_string_lossy();
+    let agent_dir = match start.agent_dir.map(OsStr::to_string_lossy) {
+        Some(dir) if dir == "~" => home.into_owned(),
+        Some(dir) if dir.starts_with("~/") => format!("{home}{}", &dir[1..]),
+        Some(dir) if !dir.is_empty() => dir.into_owned(),
+        _ => join(&home, ".pi/agent"),
+    };
+
+    let mut files = Vec::new();
+    let mut notes = Vec::new();
+    let mut sent: Vec<(String, String)> = Vec::new();
+    let mut seen = HashSet::new();
+    if let Some(found) = from_dir(&agent_dir, &cwd, Role::Global, &mut files, &mut notes) {
+        seen.insert(found.0.clone());
+        sent.push(found);
+    }
+    let mut ancestors = Vec::new();
+    for dir in cwd.ancestors() {
+        let dir = dir.to_string_lossy();
+        if let Some(found) = from_dir(&dir, &cwd, Role::Project, &mut files, &mut notes) {
+            if seen.insert(found.0.clone()) {
+                ancestors.push(found);
+            }
+        }
+    }
+    ancestors.reverse();
+    sent.extend(ancestors);
+
+    // Files in the order they are sent, then those that are not.
+    let mut ordered: Vec<ContextFile> = sent
+        .iter()
+        .filter_map(|(path, text)| {
+            let index = files.iter().position(|f: &ContextFile| {
+                f.outcome == Outcome::Loaded && f.path.to_string_lossy() == path.as_str()
+            })?;
+            let mut file = files.remove(index);
+            file.tokens = tokenize::count(text);
+            Some(file)
+        })
+        .collect();
+    ordered.extend(files.into_iter().filter(|f| f.outcome != Outcome::Loaded));
+    let raw = (!sent.is_empty()).then(|| {
+        let mut raw = HEADER.to_string();
+        for (path, text) in &sent {
+            raw.push_str(&format!("## {path}\n\n{text}\n\n"));
+        }
+        raw
+    });
+    Ok(AgentContext {
+        agent: Agent::Pi,
+        cwd,
+        root: None,
+        files: ordered,
+        limit: None,
+        raw,
+        notes,
+    })
+}
+
+/// A directory's file (its path as pi names it, its text), recording what
+/// became of each candidate looked at.
+fn from_dir(
+    dir: &str,
+    cwd: &Path,
+    role: Role,
+    files: &mut Vec<ContextFile>,
+    notes: &mut Vec<String>,
+) -> Option<(String, String)> {
+    for name in CANDIDATES {
+        let named = join(dir, name);
+        let path = cwd.join(&named);
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        let record = |outcome, bytes| ContextFile {
+            path: PathBuf::from(&named),
+            role,
+            bytes,
+            tokens: 0,
+            outcome,
+            parent: None,
+        };
+        if meta.file_type().is_fifo() || meta.file_type().is_char_device() {
+            notes.push(format!(
+                "{named} is not a regular file: pi blocks reading it and never starts"
+            ));
+            files.push(record(
+                Outcome::Skipped(Skip::Unreadable("not a regular file".into())),
+                None,
+            ));
+            return None;
+        }
+        match fs::read(&path) {
+            Ok(bytes) => {
+                files.push(record(Outcome::Loaded, Some(bytes.len() as u64)));
+                return Some((named, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+            Err(e) => files.push(record(
+                Outcome::Skipped(Skip::Unreadable(e.to_string())),
+                None,
+            )),
+        }
+    }
+    None
+}
+
+/// Node's `path.posix.join(dir, name)`: joined, then `.`, `..`, doubled
+/// and trailing slashes resolved by the string.
+fn join(dir: &str, name: &str) -> String {
+    let joined = format!("{dir}/{name}");
+    let absolute = joined.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            part => parts.push(part),
+        }
+    }
+    let body = parts.join("/");
+    match (absolute, body.is_empty()) {
+        (true, _) => format!("/{body}"),
+        (false, true) => ".".to_string(),
+        (false, false) => body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    #[test]
+    fn joins_as_node_does() {
+        assert_eq!(join("/home/u", ".pi/agent"), "/home/u/.pi/agent");
+        assert_eq!(join("/", "AGENTS.md"), "/AGENTS.md");
+        assert_eq!(join("rel//x/../a/", "AGENTS.md"), "rel/a/AGENTS.md");
+        assert_eq!(join("../..", "AGENTS.md"), "../../AGENTS.md");
+        assert_eq!(join("/a/../..", "AGENTS.md"), "/AGENTS.md");
+        assert_eq!(join(".", "AGENTS.md"), "AGENTS.md");
+    }
+}

@@ -1,0 +1,211 @@
+// What the differential tests of `promptinclude context` share
+// (context-*.test.mjs): the seeded generator, building a case's tree on
+// disk, running a command for its bytes, and the failure message that
+// shows where promptinclude and the agent differ.
+//
+//   PROMPTINCLUDE_CONTEXT_SEED=N         repeat a run (each test prints its seed)
+//   PROMPTINCLUDE_CONTEXT_CASES=N        random cases per run (default 100)
+//   PROMPTINCLUDE_CONTEXT_ONLY=r7,edge-x run only these cases (random index `rN` or edge case name)
+//   PROMPTINCLUDE_CONTEXT_CONCURRENCY=N  agent sessions at a time (default 4)
+//   KEEP_E2E_TMP=1                       keep the case trees (each has its spec.json)
+
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/** The run's settings, from the environment. */
+export const SEED = (() => {
+	const s = process.env.PROMPTINCLUDE_CONTEXT_SEED;
+	if (s === undefined || s === "") return crypto.randomInt(0, 2 ** 32);
+	assert.match(s, /^\d+$/, "PROMPTINCLUDE_CONTEXT_SEED must be a decimal integer");
+	return Number(s) >>> 0;
+})();
+export const CASES = Number(process.env.PROMPTINCLUDE_CONTEXT_CASES || 100);
+export const CONCURRENCY = Math.max(1, Number(process.env.PROMPTINCLUDE_CONTEXT_CONCURRENCY || 4));
+const ONLY = process.env.PROMPTINCLUDE_CONTEXT_ONLY ? new Set(process.env.PROMPTINCLUDE_CONTEXT_ONLY.split(",").map((s) => s.trim())) : null;
+/** Whether the case `name` runs (PROMPTINCLUDE_CONTEXT_ONLY). */
+export const selected = (name) => !ONLY || ONLY.has(name);
+
+// ---------------------------------------------------------------------------
+// Seeded randomness: sfc32, each case on its own stream (seed, case index),
+// so a case is the same whatever PROMPTINCLUDE_CONTEXT_CASES is.
+
+function splitmix32(a) {
+	return () => {
+		a = (a + 0x9e3779b9) | 0;
+		let t = a ^ (a >>> 16);
+		t = Math.imul(t, 0x21f0aaad);
+		t ^= t >>> 15;
+		t = Math.imul(t, 0x735a2d97);
+		return (t ^ (t >>> 15)) >>> 0;
+	};
+}
+
+export class Rng {
+	constructor(seed, stream) {
+		const sm = splitmix32((seed ^ Math.imul(stream + 1, 0x85ebca6b)) >>> 0);
+		this.s = [sm(), sm(), sm(), sm()];
+		for (let i = 0; i < 12; i++) this.u32();
+	}
+	u32() {
+		let [a, b, c, d] = this.s;
+		const t = (((a + b) | 0) + d) | 0;
+		d = (d + 1) | 0;
+		a = b ^ (b >>> 9);
+		b = (c + (c << 3)) | 0;
+		c = (c << 21) | (c >>> 11);
+		c = (c + t) | 0;
+		this.s = [a, b, c, d];
+		return t >>> 0;
+	}
+	float() {
+		return this.u32() / 2 ** 32;
+	}
+	/** An integer in [lo, hi]. */
+	int(lo, hi) {
+		return lo + Math.floor(this.float() * (hi - lo + 1));
+	}
+	chance(p) {
+		return this.float() < p;
+	}
+	pick(list) {
+		return list[Math.floor(this.float() * list.length)];
+	}
+	/** weighted([[weight, value], ...]) */
+	weighted(pairs) {
+		let x = this.float() * pairs.reduce((s, [w]) => s + w, 0);
+		for (const [w, v] of pairs) if ((x -= w) < 0) return v;
+		return pairs.at(-1)[1];
+	}
+	shuffle(list) {
+		const a = [...list];
+		for (let i = a.length - 1; i > 0; i--) {
+			const j = Math.floor(this.float() * (i + 1));
+			[a[i], a[j]] = [a[j], a[i]];
+		}
+		return a;
+	}
+	subset(list, p = 0.5) {
+		return list.filter(() => this.chance(p));
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Case specs: { files: { "<path under $BASE>": value }, ... } where a value is
+// "utf-8 text" | {hex} | {symlink: target} | {dir: true} | {fifo: true} |
+// {gitInit: true} (on "<dir>/.git": `git init <dir>`). Targets may use $BASE.
+
+export const utf8 = (s) => Buffer.from(s, "utf8");
+export const isUtf8 = (buf) => Buffer.from(buf.toString("utf8"), "utf8").equals(buf);
+export const asValue = (buf) => (isUtf8(buf) ? buf.toString("utf8") : { hex: buf.toString("hex") });
+export const join = (dir, name) => (dir === "." ? name : `${dir}/${name}`);
+export const expand = (s, base) => s.replaceAll("$BASE", base);
+
+/** Writes `spec.json` and every entry of `spec.files` under `base`. */
+export function writeTree(base, spec) {
+	fs.writeFileSync(path.join(base, "spec.json"), `${formatSpec(spec)}\n`);
+	const entries = Object.entries(spec.files);
+	const at = (rel) => path.join(base, rel);
+	for (const [rel, v] of entries) if (v?.dir) fs.mkdirSync(at(rel), { recursive: true });
+	for (const [rel, v] of entries) {
+		if (!v?.gitInit) continue;
+		fs.mkdirSync(path.dirname(at(rel)), { recursive: true });
+		execFileSync("git", ["init", "-q", path.dirname(at(rel))], { stdio: "ignore" });
+	}
+	for (const [rel, v] of entries) {
+		if (v?.dir || v?.gitInit) continue;
+		const file = at(rel);
+		fs.mkdirSync(path.dirname(file), { recursive: true });
+		if (typeof v === "string") fs.writeFileSync(file, expand(v, base));
+		else if (v.hex !== undefined) fs.writeFileSync(file, Buffer.from(v.hex, "hex"));
+		else if (v.symlink !== undefined) fs.symlinkSync(expand(v.symlink, base), file);
+		else if (v.fifo) execFileSync("mkfifo", [file]);
+		else throw new Error(`bad spec value for ${rel}: ${JSON.stringify(v)}`);
+	}
+}
+
+/** Spawns `command`, collecting stdout as bytes; kills it after `ms`. */
+export function runBytes(command, args, { cwd, env, ms = 60_000 }) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+		const out = [];
+		let stderr = "";
+		let timedOut = false;
+		child.stdout.on("data", (d) => out.push(d));
+		child.stderr.on("data", (d) => (stderr += d));
+		const timer = setTimeout(() => {
+			timedOut = true;
+			child.kill("SIGKILL");
+		}, ms);
+		child.on("error", reject);
+		child.on("close", (status, signal) => {
+			clearTimeout(timer);
+			resolve({ status, signal, timedOut, stdout: Buffer.concat(out), stderr });
+		});
+	});
+}
+
+// ---------------------------------------------------------------------------
+// Showing a difference.
+
+/** JSON with every non-ASCII character escaped as \uXXXX (still valid JSON). */
+function escapeNonAscii(json) {
+	return json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+}
+/** A text as a JSON string literal, escapes visible; bytes that are not UTF-8 shown as hex. */
+export function show(bytes, limit = 6000) {
+	if (bytes === null) return "(none)";
+	const s = isUtf8(bytes) ? escapeNonAscii(JSON.stringify(bytes.toString("utf8"))) : `(not UTF-8) hex ${bytes.toString("hex")}`;
+	return s.length > limit ? `${s.slice(0, limit / 2)} …[${s.length - limit} more]… ${s.slice(-limit / 2)}` : s;
+}
+/** The spec as JSON, one line per file, non-ASCII escaped. */
+export function formatSpec(spec) {
+	const { files, ...rest } = spec;
+	const lines = Object.entries(files).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
+	const tail = Object.entries(rest).map(([k, v]) => `,\n ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
+	return escapeNonAscii(`{\n "files": {\n${lines.join(",\n")}\n }${tail.join("")}\n}`);
+}
+/** buf[a, b), widened to whole UTF-8 characters. */
+function around(buf, a, b) {
+	a = Math.max(0, a);
+	b = Math.min(buf.length, b);
+	while (a > 0 && (buf[a] & 0xc0) === 0x80) a--;
+	while (b < buf.length && (buf[b] & 0xc0) === 0x80) b++;
+	return buf.subarray(a, b);
+}
+function firstDifference(a, b) {
+	const n = Math.min(a.length, b.length);
+	for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+	return a.length === b.length ? -1 : n;
+}
+
+/**
+ * Fails unless `pi` (a runBytes result of `promptinclude context --raw`)
+ * printed exactly `sent` (the agent's bytes, or null for nothing).
+ * `agent` names the agent; `where` says how to repeat the case.
+ */
+export function assertSameBytes({ pi, sent, agent, where, spec, paths }) {
+	const expected = sent ?? Buffer.alloc(0);
+	if (pi.status === 0 && !pi.timedOut && pi.stdout.equals(expected)) return;
+	const at = firstDifference(pi.stdout, expected);
+	const pad = " ".repeat(Math.max(0, "promptinclude".length - agent.length));
+	assert.fail(
+		[
+			`promptinclude context differs from what ${agent} sent, ${where}`,
+			`promptinclude: exit ${pi.status}${pi.signal ? ` (${pi.signal})` : ""}${pi.timedOut ? " (timed out, killed)" : ""}; stderr: ${JSON.stringify(pi.stderr.slice(-2000))}`,
+			`first differing byte: ${at} (promptinclude ${pi.stdout.length} bytes, ${agent} ${expected.length} bytes)`,
+			`${agent}:${pad} ${show(sent)}`,
+			`promptinclude: ${pi.stdout.length || sent ? show(pi.stdout) : "(empty)"}`,
+			...(at > 200 && expected.length > 0
+				? [
+						`around byte ${at}, ${agent}:${pad} ${show(around(expected, at - 120, at + 120))}`,
+						`around byte ${at}, promptinclude: ${show(around(pi.stdout, at - 120, at + 120))}`,
+					]
+				: []),
+			`paths: ${paths}`,
+			`spec: ${formatSpec(spec)}`,
+		].join("\n"),
+	);
+}
