@@ -737,6 +737,8 @@ pub enum ContextAgent {
     Codex,
     /// Anthropic Claude Code 2.1.332.
     ClaudeCode,
+    /// Google Gemini CLI 0.61.0.
+    Gemini,
     /// The pi coding agent 0.73.1.
     Pi,
 }
@@ -752,7 +754,7 @@ pub struct ContextArgs {
     pub cwd: Option<PathBuf>,
     /// The user's home directory (default: $HOME). The agent's own variables
     /// (CODEX_HOME; CLAUDE_CONFIG_DIR, CLAUDE_CODE_DISABLE_CLAUDE_MDS;
-    /// PI_CODING_AGENT_DIR) are read
+    /// GEMINI_CLI_HOME, GEMINI_CLI_TRUST_WORKSPACE; PI_CODING_AGENT_DIR) are read
     /// from the environment, as the agent reads them.
     #[arg(long, value_name = "DIR")]
     pub home: Option<PathBuf>,

@@ -27,6 +27,7 @@ pub fn context(args: &ContextArgs) -> Result<ExitStatus> {
         ContextAgent::Codex => Agent::Codex,
         ContextAgent::ClaudeCode => Agent::ClaudeCode,
         ContextAgent::Pi => Agent::Pi,
+        ContextAgent::Gemini => Agent::Gemini,
     };
     let env = |name: &str| std::env::var_os(name);
     let loaded = agents::context(
@@ -39,7 +40,7 @@ pub fn context(args: &ContextArgs) -> Result<ExitStatus> {
     )?;
     let mut out = std::io::stdout().lock();
     if args.raw {
-        if let Some(raw) = &loaded.raw {
+        if let Some(raw) = &loaded.raw() {
             out.write_all(raw.as_bytes())?;
         }
     } else if args.json {

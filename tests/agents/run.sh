@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of `promptinclude hook`, `init` and `mcp` in the real
 # agents pinned in tests/agents/package.json (Claude Code, Codex) and the
-# official MCP TypeScript SDK as the client.
+# official MCP TypeScript SDK as the client, and the differential tests of
+# `promptinclude context` against Codex, Claude Code and Gemini CLI.
 #
 #   PROMPTINCLUDE_BIN=target/release/promptinclude bash tests/agents/run.sh
 #
@@ -52,7 +53,7 @@ if [[ ! -f "$modules/.complete" ]]; then
 	touch "$modules/.complete"
 fi
 export AGENTS_NODE_MODULES="$modules/node_modules"
-echo "tests/agents: claude $("$AGENTS_NODE_MODULES/.bin/claude" --version </dev/null), $("$AGENTS_NODE_MODULES/.bin/codex" --version </dev/null), node $(node --version), promptinclude=$PROMPTINCLUDE_BIN"
+echo "tests/agents: claude $("$AGENTS_NODE_MODULES/.bin/claude" --version </dev/null), $("$AGENTS_NODE_MODULES/.bin/codex" --version </dev/null), gemini $("$AGENTS_NODE_MODULES/.bin/gemini" --version </dev/null), node $(node --version), promptinclude=$PROMPTINCLUDE_BIN"
 
 cd "$here"
 # No TTY in CI: the TAP reporter always prints the summary lines.

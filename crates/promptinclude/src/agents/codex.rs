@@ -38,7 +38,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Role, Skip};
+use super::{
+    Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
+};
 use crate::tokenize;
 
 /// The Codex CLI version this model reproduces (`tests/agents/package.json`).
@@ -133,12 +135,15 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         (None, Some(p)) => Some(p.clone()),
         (None, None) => None,
     };
-    let raw = body.map(|body| {
+    let message = body.map(|body| {
         let header = match project {
             Some(_) => format!("# AGENTS.md instructions for {}", cwd.to_string_lossy()),
             None => "# AGENTS.md instructions".to_string(),
         };
-        format!("{header}\n\n<INSTRUCTIONS>\n{body}\n</INSTRUCTIONS>")
+        Part {
+            place: Place::UserMessage,
+            text: format!("{header}\n\n<INSTRUCTIONS>\n{body}\n</INSTRUCTIONS>"),
+        }
     });
     Ok(AgentContext {
         agent: Agent::Codex,
@@ -149,7 +154,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
             max: settings.max_bytes,
             used: settings.max_bytes - remaining,
         }),
-        raw,
+        parts: message.into_iter().collect(),
         notes,
     })
 }

@@ -10,6 +10,8 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod gemini;
+mod js;
 pub mod pi;
 pub mod report;
 
@@ -28,11 +30,13 @@ pub enum Agent {
     ClaudeCode,
     /// The pi coding agent (`AGENTS.md` or `CLAUDE.md`).
     Pi,
+    /// Google Gemini CLI (`GEMINI.md`).
+    Gemini,
 }
 
 impl Agent {
     /// Every modelled agent.
-    pub const ALL: [Agent; 3] = [Agent::Codex, Agent::ClaudeCode, Agent::Pi];
+    pub const ALL: [Agent; 4] = [Agent::Codex, Agent::ClaudeCode, Agent::Gemini, Agent::Pi];
 
     /// The agent with this [`name`](Agent::name).
     pub fn from_name(name: &str) -> Option<Agent> {
@@ -50,6 +54,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::ClaudeCode => "claude-code",
             Agent::Pi => "pi",
+            Agent::Gemini => "gemini",
         }
     }
 
@@ -60,6 +65,7 @@ impl Agent {
             Agent::Codex => codex::VERSION,
             Agent::ClaudeCode => claude_code::VERSION,
             Agent::Pi => pi::VERSION,
+            Agent::Gemini => gemini::VERSION,
         }
     }
 }
@@ -96,6 +102,16 @@ pub fn context(agent: Agent, start: &Start<'_>) -> Result<AgentContext, ContextE
                 home: start.home,
                 config_dir: config_dir.as_deref(),
                 disabled,
+            })
+        }
+        Agent::Gemini => {
+            let gemini_home = (start.env)("GEMINI_CLI_HOME");
+            let trust = (start.env)("GEMINI_CLI_TRUST_WORKSPACE");
+            gemini::context(&gemini::Start {
+                cwd: start.cwd,
+                home: start.home,
+                gemini_home: gemini_home.as_deref(),
+                trust: trust.as_deref(),
             })
         }
         Agent::Pi => {
@@ -198,6 +214,27 @@ pub struct ByteLimit {
     pub used: u64,
 }
 
+/// Where in its model request an agent puts a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// A part of a user message.
+    UserMessage,
+    /// The system prompt (a system message).
+    SystemPrompt,
+    /// Gemini's `systemInstruction`.
+    SystemInstruction,
+}
+
+/// One contiguous text of the agent's model request made from the files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Where it goes.
+    pub place: Place,
+    /// Byte for byte what is sent, framing included.
+    pub text: String,
+}
+
 /// What an agent loads when started in a directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentContext {
@@ -212,11 +249,23 @@ pub struct AgentContext {
     /// Its byte limit, when it has one.
     pub limit: Option<ByteLimit>,
     /// Byte for byte what it puts into its model request for these files,
-    /// framing included; `None` when it sends nothing.
-    pub raw: Option<String>,
+    /// framing included, in request order (empty when it sends nothing;
+    /// Gemini CLI sends two parts, the others one).
+    pub parts: Vec<Part>,
     /// What the agent does that the files alone do not show (a set dropped
     /// because one file is unreadable, project files off by configuration).
     pub notes: Vec<String>,
+}
+
+impl AgentContext {
+    /// The parts as one text (`context --raw`): each as sent, separated by a
+    /// blank line; `None` when nothing is sent.
+    pub fn raw(&self) -> Option<String> {
+        (!self.parts.is_empty()).then(|| {
+            let texts: Vec<&str> = self.parts.iter().map(|p| p.text.as_str()).collect();
+            texts.join("\n\n")
+        })
+    }
 }
 
 /// Why a context could not be computed: where the agent itself would not

@@ -21,7 +21,7 @@ use std::fs;
 use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 
-use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Role, Skip};
+use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::tokenize;
 
 /// The pi version this model reproduces (`tests/pi/package.json`).
@@ -89,12 +89,15 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         })
         .collect();
     ordered.extend(files.into_iter().filter(|f| f.outcome != Outcome::Loaded));
-    let raw = (!sent.is_empty()).then(|| {
-        let mut raw = HEADER.to_string();
-        for (path, text) in &sent {
-            raw.push_str(&format!("## {path}\n\n{text}\n\n"));
+    let section = (!sent.is_empty()).then(|| {
+        let mut text = HEADER.to_string();
+        for (path, content) in &sent {
+            text.push_str(&format!("## {path}\n\n{content}\n\n"));
         }
-        raw
+        Part {
+            place: Place::SystemPrompt,
+            text,
+        }
     });
     Ok(AgentContext {
         agent: Agent::Pi,
@@ -102,7 +105,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         root: None,
         files: ordered,
         limit: None,
-        raw,
+        parts: section.into_iter().collect(),
         notes,
     })
 }

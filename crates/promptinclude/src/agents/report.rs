@@ -75,7 +75,7 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
         shown(context.cwd.display().to_string())
     );
     match (&context.root, agent) {
-        (_, Agent::ClaudeCode | Agent::Pi) => {
+        (_, Agent::ClaudeCode | Agent::Pi | Agent::Gemini) => {
             out.push_str(" (it reads every directory above it)\n");
         }
         (Some(root), _) => {
@@ -142,7 +142,7 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
     } else {
         out.push_str("total:");
     }
-    match &context.raw {
+    match &context.raw() {
         Some(raw) => {
             let _ = writeln!(
                 out,
@@ -181,6 +181,13 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
         imported_by: Option<String>,
     }
     #[derive(Serialize)]
+    struct JsonPart<'a> {
+        place: super::Place,
+        text: &'a str,
+        bytes: usize,
+        tokens: usize,
+    }
+    #[derive(Serialize)]
     struct Doc<'a> {
         schema: &'static str,
         agent: &'static str,
@@ -189,7 +196,7 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
         root: Option<String>,
         files: Vec<File<'a>>,
         limit: Option<super::ByteLimit>,
-        raw: Option<&'a str>,
+        parts: Vec<JsonPart<'a>>,
         raw_bytes: Option<usize>,
         raw_tokens: Option<usize>,
         notes: &'a [String],
@@ -214,6 +221,7 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
             imported_by: f.parent.as_ref().map(|p| p.to_string_lossy().into_owned()),
         }
     };
+    let raw = context.raw();
     let doc = Doc {
         schema: SCHEMA,
         agent: context.agent.name(),
@@ -225,9 +233,18 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
             .map(|r| r.to_string_lossy().into_owned()),
         files: context.files.iter().map(file).collect(),
         limit: context.limit,
-        raw: context.raw.as_deref(),
-        raw_bytes: context.raw.as_ref().map(String::len),
-        raw_tokens: context.raw.as_deref().map(tokenize::count),
+        parts: context
+            .parts
+            .iter()
+            .map(|p| JsonPart {
+                place: p.place,
+                text: &p.text,
+                bytes: p.text.len(),
+                tokens: tokenize::count(&p.text),
+            })
+            .collect(),
+        raw_bytes: raw.as_ref().map(String::len),
+        raw_tokens: raw.as_deref().map(tokenize::count),
         notes: &context.notes,
     };
     serde_json::to_string(&doc).unwrap_or_default()

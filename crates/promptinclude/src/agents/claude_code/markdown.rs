@@ -16,28 +16,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use yaml_rust2::{Yaml, YamlLoader};
 
-/// JavaScript's `\s` (and what `String.prototype.trim` removes).
-const JS_SPACE: &str = "\t\n\u{b}\u{c}\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}";
-
-/// Whether `c` is whitespace to JavaScript (`\s`, `trim`).
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-/// JavaScript's `String.prototype.trim`.
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
-}
+use super::super::js::{trim as js_trim, SPACE_CLASS as JS_SPACE};
 
 /// An instruction file's text split as Claude Code splits it.
 pub struct Parsed {

@@ -35,9 +35,9 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Role, Skip};
+use super::js::trim as js_trim;
+use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::tokenize;
-use markdown::js_trim;
 
 /// The Claude Code version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "2.1.332";
@@ -605,11 +605,12 @@ fn finish(
             )
         })
         .collect();
-    let raw = (!parts.is_empty()).then(|| {
-        format!(
+    let sent = (!parts.is_empty()).then(|| Part {
+        place: Place::UserMessage,
+        text: format!(
             "<system-reminder>\n{HEADER}\n\n{}\n</system-reminder>",
             parts.join("\n\n")
-        )
+        ),
     });
     let mut files: Vec<ContextFile> = items
         .iter()
@@ -629,7 +630,7 @@ fn finish(
         root: None,
         files,
         limit: None,
-        raw,
+        parts: sent.into_iter().collect(),
         notes,
     }
 }

@@ -1,0 +1,782 @@
+//! Google Gemini CLI ([`VERSION`]): `GEMINI.md` (or `context.fileName`)
+//! files, with `@file` imports.
+//!
+//! The rules, read in its bundled source (`memoryDiscovery`,
+//! `memoryImportProcessor`, `memoryContextManager`, `snippets`) and checked
+//! against it:
+//!
+//! * **Names**: `context.fileName` (a string or a list; the working
+//!   directory's `.gemini/settings.json` replaces the user's), trimmed, each
+//!   once, and `GEMINI.md` always after them.
+//! * **Global files**: `~/.gemini/<name>`, sent at the end of the system
+//!   instruction under `# Contextual Instructions (<names>)`.
+//! * **Project files**: every name in every directory from the working
+//!   directory up to the nearest one holding a `context.memoryBoundaryMarkers`
+//!   entry (default `.git`; without one, only the working directory), never
+//!   `~/.gemini`; one path per file (by inode), sorted as strings; sent in
+//!   the first user message. Directories below are not read at start.
+//! * **Imports**: `@path` at the start or after a space, tab or line end,
+//!   outside backtick spans, resolved from the importing file, inside the
+//!   root that file's own boundary marker gives; inlined between
+//!   `<!-- Imported from: -->` comments, five deep; what fails is replaced by
+//!   a comment saying why.
+//! * Each file is sent trimmed (JavaScript's `trim`), between
+//!   `--- Context from: <path> ---` and `--- End of Context from: <path> ---`;
+//!   a blank one is left out.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+
+use super::js::trim as js_trim;
+use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
+use crate::tokenize;
+
+/// The Gemini CLI version this model reproduces (`tests/agents/package.json`).
+pub const VERSION: &str = "0.61.0";
+
+/// How deep imports are followed.
+const MAX_DEPTH: usize = 5;
+
+/// How Gemini CLI is started.
+#[derive(Clone, Copy, Debug)]
+pub struct Start<'a> {
+    /// The working directory (named by its physical path).
+    pub cwd: &'a Path,
+    /// `$HOME`.
+    pub home: &'a Path,
+    /// `$GEMINI_CLI_HOME`, when set (it replaces `$HOME`).
+    pub gemini_home: Option<&'a OsStr>,
+    /// `$GEMINI_CLI_TRUST_WORKSPACE`, when set.
+    pub trust: Option<&'a OsStr>,
+}
+
+/// The settings that decide what is loaded.
+struct Settings {
+    names: Vec<String>,
+    markers: Vec<String>,
+    flat: bool,
+    include_directories: bool,
+    folder_trust: bool,
+}
+
+/// What Gemini CLI loads when started as `start` says.
+pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
+    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
+        path: start.cwd.to_path_buf(),
+        source,
+    })?;
+    let home = match start.gemini_home.filter(|h| !h.is_empty()) {
+        Some(h) => resolve(&cwd, Path::new(h)),
+        None => start.home.to_path_buf(),
+    };
+    let gemini_dir = home.join(".gemini");
+    let in_home = fs::canonicalize(&home).is_ok_and(|h| h == cwd);
+    let user = read_json(&gemini_dir.join("settings.json"));
+    let workspace = if in_home {
+        Value::Null
+    } else {
+        read_json(&cwd.join(".gemini/settings.json"))
+    };
+    let settings = settings(&user, &workspace);
+    let mut notes = Vec::new();
+    if settings.include_directories {
+        notes.push(
+            "context.includeDirectories is set: those directories are not modelled".to_string(),
+        );
+    }
+    let trusted = match start.trust.map(OsStr::as_bytes) {
+        Some(b"true") => true,
+        Some(b"false") => false,
+        _ => !settings.folder_trust,
+    };
+    if !trusted {
+        notes.push(
+            "the folder is not trusted (GEMINI_CLI_TRUST_WORKSPACE, trustedFolders.json): \
+             gemini -p exits, and an interactive session loads no project file"
+                .to_string(),
+        );
+    }
+
+    let global: Vec<PathBuf> = settings
+        .names
+        .iter()
+        .map(|n| normalize(&gemini_dir.join(n)))
+        .filter(|p| readable(p))
+        .collect();
+    let mut project = Vec::new();
+    if trusted {
+        let ceiling = boundary(&cwd, &settings.markers).unwrap_or_else(|| cwd.clone());
+        let mut dir = cwd.clone();
+        loop {
+            if dir == gemini_dir {
+                break;
+            }
+            let here: Vec<PathBuf> = settings
+                .names
+                .iter()
+                .map(|n| normalize(&dir.join(n)))
+                .filter(|p| readable(p))
+                .collect();
+            project.splice(0..0, here);
+            let Some(parent) = dir.parent().map(Path::to_path_buf) else {
+                break;
+            };
+            if dir == ceiling {
+                break;
+            }
+            dir = parent;
+        }
+        project = by_identity(project);
+        project.sort_by(|a, b| utf16_order(a, b));
+    }
+    let memory = private_memory(&gemini_dir, &cwd, &settings.names);
+
+    let all = by_identity(
+        global
+            .iter()
+            .chain(&project)
+            .chain(&memory)
+            .cloned()
+            .collect(),
+    );
+    let mut files = Vec::new();
+    let mut texts: Vec<(PathBuf, String)> = Vec::new();
+    for path in &all {
+        let role = if global.contains(path) {
+            Role::Global
+        } else {
+            Role::Project
+        };
+        match read_context_file(path, &settings) {
+            Ok(text) => texts.push((path.clone(), text)),
+            Err(e) => files.push(ContextFile {
+                path: path.clone(),
+                role,
+                bytes: None,
+                tokens: 0,
+                outcome: Outcome::Skipped(Skip::Unreadable(e.to_string())),
+                parent: None,
+            }),
+        }
+    }
+    let text_of = |p: &PathBuf| texts.iter().find(|(q, _)| q == p).map(|(_, t)| t.as_str());
+    let mut sent_files = Vec::new();
+    let blocks = |list: &[PathBuf],
+                  role: Role,
+                  sent_files: &mut Vec<ContextFile>,
+                  files: &mut Vec<ContextFile>| {
+        let mut out = Vec::new();
+        for path in list {
+            let Some(text) = text_of(path) else { continue };
+            let trimmed = js_trim(text);
+            let bytes = bytes_of(path);
+            if trimmed.is_empty() {
+                files.push(ContextFile {
+                    path: path.clone(),
+                    role,
+                    bytes,
+                    tokens: 0,
+                    outcome: Outcome::Skipped(Skip::Blank),
+                    parent: None,
+                });
+                continue;
+            }
+            let shown = path.to_string_lossy();
+            sent_files.push(ContextFile {
+                path: path.clone(),
+                role,
+                bytes,
+                tokens: tokenize::count(trimmed),
+                outcome: Outcome::Loaded,
+                parent: None,
+            });
+            out.push(format!(
+                "--- Context from: {shown} ---\n{trimmed}\n--- End of Context from: {shown} ---"
+            ));
+        }
+        out.join("\n\n")
+    };
+    let global_text = blocks(&global, Role::Global, &mut sent_files, &mut files);
+    let project_text = blocks(&project, Role::Project, &mut sent_files, &mut files);
+    let memory_text = blocks(&memory, Role::Local, &mut sent_files, &mut files);
+
+    let mut parts = Vec::new();
+    let global_text = js_trim(&global_text);
+    let memory_text = js_trim(&memory_text);
+    if !memory_text.is_empty() {
+        let mut sections = Vec::new();
+        if !global_text.is_empty() {
+            sections.push(format!(
+                "<global_context>\n{global_text}\n</global_context>"
+            ));
+        }
+        sections.push(format!(
+            "<user_project_memory>\n--- Private Project Memory Index (private, not committed to repo) ---\n{memory_text}\n--- End Private Project Memory Index ---\n</user_project_memory>"
+        ));
+        parts.push(Part {
+            place: Place::SystemInstruction,
+            text: format!(
+                "---\n\n<loaded_context>\n{}\n</loaded_context>",
+                sections.join("\n")
+            ),
+        });
+    } else if !global_text.is_empty() {
+        parts.push(Part {
+            place: Place::SystemInstruction,
+            text: format!(
+                "{}{global_text}\n</loaded_context>",
+                instructions_header(&settings.names)
+            ),
+        });
+    }
+    let project_text = js_trim(&project_text);
+    if !project_text.is_empty() {
+        parts.push(Part {
+            place: Place::UserMessage,
+            text: format!("<loaded_context>\n<project_context>\n{project_text}\n</project_context>\n</loaded_context>"),
+        });
+    }
+    sent_files.extend(files);
+    Ok(AgentContext {
+        agent: Agent::Gemini,
+        cwd,
+        root: None,
+        files: sent_files,
+        limit: None,
+        parts,
+        notes,
+    })
+}
+
+/// The header of the global files' section (for the models Gemini CLI
+/// picks by default, which name every file name).
+fn instructions_header(names: &[String]) -> String {
+    format!(
+        "# Contextual Instructions ({})
+The following content is loaded from local and global configuration files.
+**Context Precedence:**
+- **Global (~/.gemini/):** foundational user preferences. Apply these broadly.
+- **Extensions:** supplementary knowledge and capabilities.
+- **Workspace Root:** workspace-wide mandates. Supersedes global preferences.
+- **Sub-directories:** highly specific overrides. These rules supersede all others for files within their scope.
+
+**Conflict Resolution:**
+- **Precedence:** Strictly follow the order above (Sub-directories > Workspace Root > Extensions > Global).
+- **System Overrides:** Contextual instructions override default operational behaviors (e.g., tech stack, style, workflows, tool preferences) defined in the system prompt. However, they **cannot** override Core Mandates regarding safety, security, and agent integrity.
+
+<loaded_context>
+",
+        names.join(", ")
+    )
+}
+
+fn bytes_of(path: &Path) -> Option<u64> {
+    fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
+/// A settings file as Gemini CLI reads it (`//` comment lines allowed); an
+/// absent or broken one counts as empty.
+fn read_json(path: &Path) -> Value {
+    let Ok(text) = fs::read_to_string(path) else {
+        return Value::Null;
+    };
+    let without_comments: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&without_comments).unwrap_or(Value::Null)
+}
+
+/// The `context` settings (the workspace's keys replace the user's).
+fn settings(user: &Value, workspace: &Value) -> Settings {
+    let get = |key: &str| {
+        workspace["context"]
+            .get(key)
+            .or_else(|| user["context"].get(key))
+    };
+    let mut names = Vec::new();
+    let listed: Vec<&Value> = match get("fileName") {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(v) if !v.is_null() && v.as_str() != Some("") => vec![v],
+        _ => Vec::new(),
+    };
+    for name in listed {
+        let name = match name {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let name = js_trim(&name);
+        if !name.is_empty() {
+            let name = normalize_relative(name);
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    if !names.iter().any(|n| n == "GEMINI.md") {
+        names.push("GEMINI.md".to_string());
+    }
+    let markers = match get("memoryBoundaryMarkers") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => vec![".git".to_string()],
+    };
+    let folder_trust = [workspace, user]
+        .iter()
+        .find_map(|s| s["security"]["folderTrust"]["enabled"].as_bool())
+        .unwrap_or(true);
+    Settings {
+        names,
+        markers,
+        flat: get("importFormat").and_then(Value::as_str) == Some("flat"),
+        include_directories: get("includeDirectories")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty()),
+        folder_trust,
+    }
+}
+
+/// Node's `path.normalize` of a relative name.
+fn normalize_relative(name: &str) -> String {
+    let absolute = name.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            p => parts.push(p),
+        }
+    }
+    let body = parts.join("/");
+    let trailing = if name.ends_with('/') && !body.is_empty() {
+        "/"
+    } else {
+        ""
+    };
+    match (absolute, body.is_empty()) {
+        (true, _) => format!("/{body}{trailing}"),
+        (false, true) => ".".to_string(),
+        (false, false) => format!("{body}{trailing}"),
+    }
+}
+
+/// `access(path, R_OK)`: the current user may read it (a directory too).
+fn readable(path: &Path) -> bool {
+    rustix::fs::access(path, rustix::fs::Access::READ_OK).is_ok()
+}
+
+/// `access(path, F_OK)`: it exists (links followed).
+fn exists(path: &Path) -> bool {
+    fs::metadata(path).is_ok()
+}
+
+/// The nearest directory from `start` up holding one of `markers`.
+fn boundary(start: &Path, markers: &[String]) -> Option<PathBuf> {
+    let usable: Vec<&String> = markers
+        .iter()
+        .filter(|m| !m.starts_with('/') && !m.contains(".."))
+        .collect();
+    if markers.is_empty() {
+        return None;
+    }
+    start
+        .ancestors()
+        .find(|dir| usable.iter().any(|m| exists(&dir.join(m))))
+        .map(Path::to_path_buf)
+}
+
+/// The paths in order, each file once (the first path to it wins).
+fn by_identity(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen_paths = HashSet::new();
+    let mut seen_files = HashSet::new();
+    let mut out = Vec::new();
+    for path in paths {
+        if !seen_paths.insert(path.clone()) {
+            continue;
+        }
+        match fs::metadata(&path) {
+            Ok(meta) if !seen_files.insert((meta.dev(), meta.ino())) => {}
+            _ => out.push(path),
+        }
+    }
+    out
+}
+
+/// JavaScript's default string order (UTF-16 code units).
+fn utf16_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    let a = a.to_string_lossy();
+    let b = b.to_string_lossy();
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// The private project memory: `~/.gemini/tmp/<project>/memory/MEMORY.md`,
+/// else the context file names there.
+fn private_memory(gemini_dir: &Path, cwd: &Path, names: &[String]) -> Vec<PathBuf> {
+    let registry = read_json(&gemini_dir.join("projects.json"));
+    let id = registry["projects"][cwd.to_string_lossy().as_ref()]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| slug(cwd));
+    let dir = gemini_dir.join("tmp").join(id).join("memory");
+    let index = dir.join("MEMORY.md");
+    if readable(&index) {
+        return vec![index];
+    }
+    names
+        .iter()
+        .map(|n| normalize(&dir.join(n)))
+        .filter(|p| readable(p))
+        .collect()
+}
+
+/// The directory name as Gemini CLI names a project it has not registered.
+fn slug(cwd: &Path) -> String {
+    let name = cwd
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut out = String::new();
+    for c in name.chars() {
+        let c = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            c
+        } else {
+            '-'
+        };
+        if !(c == '-' && out.ends_with('-')) {
+            out.push(c);
+        }
+    }
+    let out = out.trim_matches('-').to_string();
+    if out.is_empty() {
+        "project".to_string()
+    } else {
+        out
+    }
+}
+
+/// A context file's text with its imports processed.
+fn read_context_file(path: &Path, settings: &Settings) -> io::Result<String> {
+    let bytes = fs::read(path)?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let base = path.parent().unwrap_or(Path::new("/"));
+    let root = boundary(base, &settings.markers).unwrap_or_else(|| base.to_path_buf());
+    let processed = if settings.flat {
+        flat(&text, base, &root)
+    } else {
+        tree(&text, base, 0, &HashSet::new(), &root)
+    };
+    Ok(processed)
+}
+
+/// An `@path` in `text`: its byte range and path.
+struct Import<'a> {
+    start: usize,
+    end: usize,
+    path: &'a str,
+}
+
+/// Gemini CLI's import scan: `@` at the start or after a space, tab or line
+/// end, up to the next of those; the path starts with `.`, `/` or a letter.
+fn find_imports(text: &str) -> Vec<Import<'_>> {
+    let bytes = text.as_bytes();
+    let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(found) = text[i..].find('@') {
+        let at = i + found;
+        if at > 0 && !ws(bytes[at - 1]) {
+            i = at + 1;
+            continue;
+        }
+        let mut j = at + 1;
+        while j < bytes.len() && !ws(bytes[j]) {
+            j += 1;
+        }
+        let path = &text[at + 1..j];
+        if path
+            .bytes()
+            .next()
+            .is_some_and(|b| b == b'.' || b == b'/' || b.is_ascii_alphabetic())
+        {
+            out.push(Import {
+                start: at,
+                end: j,
+                path,
+            });
+        }
+        i = (j + 1).min(text.len());
+        if j >= bytes.len() {
+            break;
+        }
+    }
+    out
+}
+
+/// The byte ranges `/(`+)([\s\S]*?)\1/g` matches (a backreference, which
+/// the `regex` crate does not do): at each backtick, the longest run that
+/// recurs later, else a shorter one, else the next position.
+fn code_regions(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let run = bytes[i..].iter().take_while(|b| **b == b'`').count();
+        let matched = (1..=run).rev().find_map(|n| {
+            let ticks = &text[i..i + n];
+            text[i + n..].find(ticks).map(|at| i + n + at + n)
+        });
+        match matched {
+            Some(end) => {
+                out.push((i, end));
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// Imports inlined (Gemini CLI's default "tree" format); `seen` holds the
+/// files above this one in the chain.
+fn tree(text: &str, base: &Path, depth: usize, seen: &HashSet<PathBuf>, root: &Path) -> String {
+    if depth >= MAX_DEPTH {
+        return text.to_string();
+    }
+    let regions = code_regions(text);
+    let mut out = String::new();
+    let mut last = 0;
+    for import in find_imports(text) {
+        out.push_str(&text[last..import.start]);
+        last = import.end;
+        let ip = import.path;
+        if regions
+            .iter()
+            .any(|(s, e)| import.start >= *s && import.start < *e)
+        {
+            out.push('@');
+            out.push_str(ip);
+            continue;
+        }
+        if !valid_import(ip, base, root) {
+            out.push_str(&format!(
+                "<!-- Import failed: {ip} - Path traversal attempt -->"
+            ));
+            continue;
+        }
+        let full = resolve(base, Path::new(ip));
+        if seen.contains(&full) {
+            out.push_str(&format!("<!-- File already processed: {ip} -->"));
+            continue;
+        }
+        match read_import(&full) {
+            Ok(inner) => {
+                let mut below = seen.clone();
+                below.insert(full.clone());
+                let dir = full.parent().unwrap_or(Path::new("/"));
+                let inner = tree(&inner, dir, depth + 1, &below, root);
+                out.push_str(&format!(
+                    "<!-- Imported from: {ip} -->\n{inner}\n<!-- End of import from: {ip} -->"
+                ));
+            }
+            Err(message) => out.push_str(&format!("<!-- Import failed: {ip} - {message} -->")),
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// Imports listed as files of their own ("flat" format).
+fn flat(text: &str, base: &Path, root: &Path) -> String {
+    fn visit(
+        text: String,
+        base: &Path,
+        file: PathBuf,
+        root: &Path,
+        seen: &mut HashSet<PathBuf>,
+        files: &mut Vec<(PathBuf, String)>,
+    ) {
+        if !seen.insert(file.clone()) {
+            return;
+        }
+        let regions = code_regions(&text);
+        let imports: Vec<(usize, String)> = find_imports(&text)
+            .iter()
+            .map(|i| (i.start, i.path.to_string()))
+            .collect();
+        files.push((file, text.clone()));
+        for (start, ip) in imports.iter().rev() {
+            if regions.iter().any(|(s, e)| start >= s && start < e) || !valid_import(ip, base, root)
+            {
+                continue;
+            }
+            let full = resolve(base, Path::new(ip));
+            if seen.contains(&full) {
+                continue;
+            }
+            if let Ok(inner) = read_import(&full) {
+                let dir = full.parent().unwrap_or(Path::new("/")).to_path_buf();
+                visit(inner, &dir, full, root, seen, files);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    visit(
+        text.to_string(),
+        base,
+        base.to_path_buf(),
+        root,
+        &mut HashSet::new(),
+        &mut files,
+    );
+    files
+        .iter()
+        .map(|(p, t)| {
+            let p = p.to_string_lossy();
+            format!(
+                "--- File: {p} ---\n{}\n--- End of File: {p} ---",
+                js_trim(t)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// An imported file's text, or Node's message for why it cannot be read.
+fn read_import(full: &Path) -> Result<String, String> {
+    let shown = full.to_string_lossy();
+    if let Err(e) = fs::metadata(full) {
+        return Err(node_error(&e, "access", &shown));
+    }
+    match fs::read(full) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) if e.raw_os_error() == Some(21) => {
+            Err("EISDIR: illegal operation on a directory, read".to_string())
+        }
+        Err(e) => Err(node_error(&e, "open", &shown)),
+    }
+}
+
+/// Node's message for a failed system call on `path`.
+fn node_error(e: &io::Error, syscall: &str, path: &str) -> String {
+    let (code, text) = match e.raw_os_error() {
+        Some(2) => ("ENOENT", "no such file or directory"),
+        Some(20) => ("ENOTDIR", "not a directory"),
+        Some(13) => ("EACCES", "permission denied"),
+        Some(40) => ("ELOOP", "too many symbolic links encountered"),
+        Some(36) => ("ENAMETOOLONG", "name too long"),
+        _ => return e.to_string(),
+    };
+    format!("{code}: {text}, {syscall} '{path}'")
+}
+
+/// Whether an import stays inside `root` once links are resolved.
+fn valid_import(ip: &str, base: &Path, root: &Path) -> bool {
+    if ["file://", "http://", "https://"]
+        .iter()
+        .any(|p| ip.starts_with(p))
+    {
+        return false;
+    }
+    let Some(resolved) = real_path(
+        &resolve(base, Path::new(&decode_uri(ip))),
+        &mut HashSet::new(),
+    ) else {
+        return false;
+    };
+    let Some(root) = real_path(root, &mut HashSet::new()) else {
+        return false;
+    };
+    resolved.starts_with(&root)
+}
+
+/// `decodeURIComponent`, or the text unchanged where that would throw.
+fn decode_uri(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            match hex {
+                Some(b) => {
+                    out.push(b);
+                    i += 3;
+                    continue;
+                }
+                None => return s.to_string(),
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+/// Gemini CLI's `robustRealpath`: the real path, or for a path that does
+/// not exist, its link followed or its parent's real path and its name;
+/// `None` where that fails (a loop).
+fn real_path(path: &Path, visited: &mut HashSet<PathBuf>) -> Option<PathBuf> {
+    if !visited.insert(path.to_path_buf()) {
+        return None;
+    }
+    match fs::canonicalize(path) {
+        Ok(real) => Some(real),
+        Err(e) if matches!(e.raw_os_error(), Some(2 | 21 | 36 | 20)) => {
+            if let Ok(meta) = fs::symlink_metadata(path) {
+                if meta.file_type().is_symlink() {
+                    let target = fs::read_link(path).ok()?;
+                    let dir = path.parent().unwrap_or(Path::new("/"));
+                    return real_path(&resolve(dir, &target), visited);
+                }
+            }
+            let parent = path.parent()?;
+            Some(real_path(parent, visited)?.join(path.file_name()?))
+        }
+        Err(_) => None,
+    }
+}
+
+/// Node's `path.resolve(base, path)`.
+fn resolve(base: &Path, path: &Path) -> PathBuf {
+    normalize(&base.join(path))
+}
+
+/// `.` and `..` resolved by the string.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(p) => out.push(p),
+            _ => {}
+        }
+    }
+    out
+}
