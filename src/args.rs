@@ -733,6 +733,8 @@ pub struct DiffArgs {
 /// The agents `context` models.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum ContextAgent {
+    /// Agent Zero's Prompt Include plugin: exactly what `render` prints.
+    AgentZero,
     /// OpenAI Codex CLI 0.171.0.
     Codex,
     /// Anthropic Claude Code 2.1.332.

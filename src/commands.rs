@@ -11,7 +11,7 @@ use promptinclude::project::Resolver;
 use promptinclude::render::check::Checked;
 use promptinclude::render::{error_line, json_string, render, scan_line};
 use promptinclude::{rootname, RootError};
-use promptinclude::{Error, RootScan, Scanner};
+use promptinclude::{RootScan, Scanner};
 
 use super::args::{CheckIgnoreArgs, ConfigArgs, RenderArgs, RootArgs, ScanArgs};
 use super::exit::ExitStatus;
@@ -157,7 +157,7 @@ pub fn scan_and_render(
     root: &Path,
     rev: Option<&str>,
 ) -> Result<(RootScan, String), RootError> {
-    render_scan(batch, root, |scanner, root| scanner.scan_at(root, rev))
+    batch.render_root(root, |scanner, root| scanner.scan_at(root, rev))
 }
 
 /// [`scan_and_render`] on disk, reading each rule file the budget pass
@@ -169,7 +169,7 @@ pub fn scan_and_render_until(
     root: &Path,
     cancelled: impl Fn() -> bool,
 ) -> Result<(RootScan, String), RootError> {
-    render_scan(batch, root, |scanner, root| {
+    batch.render_root(root, |scanner, root| {
         let guard = scanner.guard(root);
         scanner.scan_with_reader(root, |candidate| {
             if cancelled() {
@@ -181,20 +181,6 @@ pub fn scan_and_render_until(
             }
         })
     })
-}
-
-/// The body of [`scan_and_render`]: plans `root`, scans it with `scan`, renders.
-fn render_scan(
-    batch: &Batch,
-    root: &Path,
-    scan: impl FnOnce(&Scanner, &Path) -> Result<RootScan, Error>,
-) -> Result<(RootScan, String), RootError> {
-    let planned = batch.plan_root(root);
-    let scanner = planned.scanner().map_err(Clone::clone)?;
-    let scan = scan(scanner, &planned.root)
-        .map_err(|e| RootError::new(&e, &planned.source, &planned.notes))?;
-    let section = render(scan.result(), &scanner.config().name_pattern);
-    Ok((scan, section))
 }
 
 /// `promptinclude render ROOT`: one root's section (or `--json`) on stdout.

@@ -24,6 +24,7 @@ pub fn context(args: &ContextArgs) -> Result<ExitStatus> {
             .context("HOME is not set: give --home DIR")?,
     };
     let agent = match args.agent {
+        ContextAgent::AgentZero => Agent::AgentZero,
         ContextAgent::Codex => Agent::Codex,
         ContextAgent::ClaudeCode => Agent::ClaudeCode,
         ContextAgent::Pi => Agent::Pi,

@@ -295,42 +295,84 @@ fn undecodable_names_sort_as_python_surrogates() {
 /// The README's `context` example is what the command prints for the
 /// fixture it names (the repository's path shown as `…`).
 #[test]
-fn the_readme_context_example_is_current() {
+fn the_readme_context_examples_are_current() {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = fs::read_to_string(repo.join("README.md")).unwrap();
-    let command = "$ promptinclude context --agent codex --cwd fixtures/agents/mono/services/payments --home fixtures/agents/home\n";
-    let start = readme.find(command).expect("the README shows the example") + command.len();
-    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
-    let args: Vec<&str> = command[2..].split_whitespace().skip(1).collect();
-    let out = promptinclude(&args, repo);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // The agents walk every directory above the working directory, so the
+    // examples run in a copy of the fixture where nothing above can add a file.
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    copy_tree(&repo.join("fixtures/agents"), &base.join("fixtures/agents"));
+    let mut agents = Vec::new();
+    for (at, _) in readme.match_indices("\n$ ") {
+        let line_end = at + 1 + readme[at + 1..].find('\n').unwrap();
+        let command = &readme[at + 3..line_end];
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let (env, args) = match words.iter().position(|w| *w == "promptinclude") {
+            Some(i) => (&words[..i], &words[i + 1..]),
+            None => continue,
+        };
+        if args.first() != Some(&"context") {
+            continue;
+        }
+        let shown =
+            &readme[line_end + 1..line_end + 1 + readme[line_end + 1..].find("```").unwrap()];
+        let run = |extra: &[&str]| {
+            let mut cmd = common::command(common::binary());
+            cmd.args(args).args(extra).current_dir(&base);
+            for pair in env {
+                let (k, v) = pair.split_once('=').unwrap();
+                cmd.env(k, v);
+            }
+            let out = cmd.output().unwrap();
+            assert!(
+                out.status.success(),
+                "{command}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .replace(base.to_str().unwrap(), "…")
+        };
+        let printed = run(&[]);
+        // What is sent names the fixture's absolute path, so its size depends
+        // on where the copy is: everything before it must match the README,
+        // and the sizes must be those of the parts `--json` lists.
+        let cut = |text: &str| text.rfind("it sends ").map(|i| text[..i].to_string());
+        assert_eq!(cut(&printed), cut(shown), "{command}");
+        let doc: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+        let sizes: Vec<String> = doc["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| format!("{} bytes, {} tokens", p["bytes"], p["tokens"]))
+            .collect();
+        for size in &sizes {
+            assert!(
+                printed.contains(size.as_str()),
+                "{command}: {printed:?} lacks {size:?}"
+            );
+        }
+        agents.push(doc["agent"].as_str().unwrap().to_string());
+    }
+    agents.sort();
+    assert_eq!(
+        agents,
+        ["agent-zero", "claude-code", "codex", "gemini", "pi"],
+        "one README example per agent"
     );
-    let real = fs::canonicalize(repo).unwrap();
-    let printed = String::from_utf8(out.stdout)
-        .unwrap()
-        .replace(real.to_str().unwrap(), "…");
-    // The message names the working directory, so its size depends on where
-    // the repository is: everything before it must match, and the size must
-    // be the `--raw` message's.
-    let cut = |text: &str| {
-        text.rfind("; the message is ")
-            .map(|i| text[..i].to_string())
-    };
-    assert_eq!(cut(&printed), cut(shown));
-    let mut raw_args = args.clone();
-    raw_args.push("--raw");
-    let raw = promptinclude(&raw_args, repo).stdout;
-    let raw = String::from_utf8(raw).unwrap();
-    let size = format!(
-        "; the message is {} bytes, {} tokens\n",
-        raw.len(),
-        promptinclude::tokenize::count(&raw)
-    );
-    assert!(
-        printed.ends_with(&size),
-        "{printed:?} does not end with {size:?}"
-    );
+}
+
+/// Copies a directory tree of files and directories.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
 }

@@ -322,13 +322,21 @@ def context(agent: str, cwd: StrPath = ".", home: Optional[StrPath] = None) -> D
     """What ``agent`` loads as context files when started in ``cwd``.
 
     The ``promptinclude context --json`` document (schema
-    ``promptinclude.context/1``) as plain objects: ``files`` in the agent's
-    load order, each with ``path``, ``role``, ``bytes``, ``tokens`` and
-    ``status`` (``loaded``, ``truncated`` with ``at``/``of``, ``shadowed``
-    with ``by``, ``blank``, ``unreadable``, ``limit_reached``, ``dropped``),
-    the agent's ``limit``, ``notes``, and ``raw``: byte for byte the text the
-    agent puts into its model request for these files, or ``None``.
-    Modelled agents: ``"codex"`` (Codex CLI 0.171.0). ``home`` defaults to
-    ``$HOME``; ``CODEX_HOME`` is read from the environment.
+    ``promptinclude.context/1``) as plain objects: ``files`` (those sent in
+    the agent's order, then those not sent), each with ``path``, ``role``,
+    ``bytes``, ``tokens`` and ``status`` (``loaded``, ``truncated`` with
+    ``at``/``of``, ``shadowed`` with ``by``, ``blank``, ``unreadable``,
+    ``limit_reached``, ``dropped``, ``scoped_out``, ``too_large``,
+    ``not_text``, and for imports ``unresolved``, ``too_deep``,
+    ``repeated``, ``outside``, with ``imported_by``), the agent's ``limit``,
+    ``notes``, ``parts`` (each text the agent puts into its model request,
+    byte for byte, with its ``place``: ``user_message``, ``system_prompt``
+    or ``system_instruction``) and ``raw`` (the parts joined by a blank
+    line, or ``None``). Modelled agents: ``"codex"`` (Codex CLI 0.171.0),
+    ``"claude-code"`` (Claude Code 2.1.332), ``"gemini"`` (Gemini CLI
+    0.61.0), ``"pi"`` (pi 0.73.1) and ``"agent-zero"`` (exactly what
+    ``render`` gives). ``home`` defaults to ``$HOME``; the agents' own
+    variables (``CODEX_HOME``, ``CLAUDE_CONFIG_DIR``, ``GEMINI_CLI_HOME``,
+    ``PI_CODING_AGENT_DIR``, ...) are read from the environment.
     """
     return _native.context(agent, os.fspath(cwd), None if home is None else os.fspath(home))

@@ -110,3 +110,37 @@ def test_context_codex_follows_the_chain_the_limit_and_the_override(tmp_path):
     assert doc["raw"] == f"# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nROOT\n\n\nO\n</INSTRUCTIONS>"
     with pytest.raises(ValueError, match="unknown agent"):
         promptinclude.context("no-such-agent", repo)
+
+
+def test_context_claude_code_pi_gemini_and_agent_zero(tmp_path, monkeypatch):
+    """Each modelled agent through the same call; the framing each sends
+    (proven against the real agents in tests/agents and tests/pi)."""
+    for variable in ("CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("C @missing.md\n")
+    (repo / "AGENTS.md").write_text("A\n")
+    (repo / "GEMINI.md").write_text("G\n")
+    (repo / "rule.promptinclude.md").write_text("R\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    real = os.path.realpath(repo)
+
+    claude = promptinclude.context("claude-code", repo, home)
+    assert [p["place"] for p in claude["parts"]] == ["user_message"]
+    assert claude["raw"].startswith("<system-reminder>\n") and claude["raw"].endswith(f"Contents of {real}/CLAUDE.md (project instructions, checked into the codebase):\n\nC @missing.md\n</system-reminder>")
+    by_status = {f["status"]: f for f in claude["files"]}
+    assert by_status["unresolved"]["imported_by"] == f"{real}/CLAUDE.md"
+    assert by_status["shadowed"]["path"] == f"{real}/AGENTS.md"
+
+    pi = promptinclude.context("pi", repo, home)
+    assert pi["parts"] == [{"place": "system_prompt", "text": f"# Project Context\n\nProject-specific instructions and guidelines:\n\n## {real}/AGENTS.md\n\nA\n\n\n", "bytes": pi["parts"][0]["bytes"], "tokens": pi["parts"][0]["tokens"]}]
+
+    gemini = promptinclude.context("gemini", repo, home)
+    assert gemini["parts"] == [{"place": "user_message", "text": f"<loaded_context>\n<project_context>\n--- Context from: {real}/GEMINI.md ---\nG\n--- End of Context from: {real}/GEMINI.md ---\n</project_context>\n</loaded_context>", "bytes": gemini["parts"][0]["bytes"], "tokens": gemini["parts"][0]["tokens"]}]
+
+    zero = promptinclude.context("agent-zero", repo, home)
+    assert zero["raw"] == promptinclude.render(promptinclude.scan_promptinclude_files(real))
+    assert [p["place"] for p in zero["parts"]] == ["system_prompt"]

@@ -35,8 +35,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { CASES, CONCURRENCY, Rng, SEED, asValue, assertSameBytes, formatSpec, join, runBytes, selected, utf8, writeTree } from "./context-harness.mjs";
+import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, requestWith, run } from "./helpers.mjs";
 import { startMock, textsOf } from "./mock-anthropic.mjs";
 
@@ -148,10 +147,7 @@ function genMarkdown(rng, label, mentions, { rule = false } = {}) {
 	if (rng.chance(0.8)) text += nl;
 	if (rng.chance(0.1)) text += rng.pick(["\n\n", "  ", " \n \n", rng.pick(UNICODE_WS)]);
 	let buf = utf8(text);
-	if (kind === "invalid") {
-		const at = rng.int(0, buf.length);
-		buf = Buffer.concat([buf.subarray(0, at), Buffer.from(rng.pick(INVALID), "hex"), buf.subarray(at)]);
-	}
+	if (kind === "invalid") buf = withInvalidUtf8(rng, buf, INVALID);
 	return buf;
 }
 
@@ -182,18 +178,10 @@ function frontMatter(rng, label, nl) {
 
 /** A random case. */
 function genCase(rng) {
-	const files = {};
-	const put = (p, v) => {
-		files[p] = v;
-	};
-	let labels = 0;
-	const label = () => `<${++labels}>`;
+	const { files, put, label, serial } = newCase();
 
-	const segs = Array.from({ length: rng.int(0, 4) }, () => (rng.chance(0.12) ? rng.pick(EXOTIC_NAMES) : rng.pick(PLAIN_NAMES)));
-	const pathDirs = ["tree"];
-	for (const s of segs) pathDirs.push(`${pathDirs.at(-1)}/${s}`);
-	const cwdDir = pathDirs.at(-1);
-	for (const d of pathDirs) put(d, { dir: true });
+	const route = genPath(rng, put, PLAIN_NAMES, EXOTIC_NAMES);
+	const { segs, pathDirs, cwdDir } = route;
 	const offDirs = [];
 	for (const d of pathDirs) if (rng.chance(0.2)) offDirs.push(`${d}/${rng.pick(["other", "tools"])}`);
 	if (rng.chance(0.4)) offDirs.push(`${cwdDir}/${rng.pick(["child", "below"])}`);
@@ -246,7 +234,7 @@ function genCase(rng) {
 		if (kind === "dir") return put(p, { dir: true });
 		if (kind === "fifo") return put(p, { fifo: true });
 		if (kind === "dangling") return put(p, { symlink: "nowhere.md" });
-		const t = rng.chance(0.5) ? newTarget().replace(/(\.[a-z]+|\.)?$/, ".md") : `out/l${labels}.md`;
+		const t = rng.chance(0.5) ? newTarget().replace(/(\.[a-z]+|\.)?$/, ".md") : `out/l${serial()}.md`;
 		put(t, text(t, opts));
 		put(p, { symlink: `$BASE/${t}` });
 	};
@@ -254,14 +242,14 @@ function genCase(rng) {
 		for (let i = rng.int(1, 4); i > 0; i--) {
 			const sub = rng.chance(0.25) ? `${rng.pick(["frontend", "x.md", "deep/er"])}/` : "";
 			const name = rng.weighted([
-				[80, `r${labels + 1}.md`],
-				[8, `r${labels + 1}.txt`],
-				[6, `.r${labels + 1}.md`],
-				[6, `R${labels + 1}.MD`],
+				[80, `r${serial()}.md`],
+				[8, `r${serial()}.txt`],
+				[6, `.r${serial()}.md`],
+				[6, `R${serial()}.MD`],
 			]);
 			const p = `${dir}/${sub}${name}`;
 			if (rng.chance(0.1)) {
-				const t = rng.chance(0.5) ? `${cwdDir}/shared/s${labels}.md` : `out/s${labels}.md`;
+				const t = rng.chance(0.5) ? `${cwdDir}/shared/s${serial()}.md` : `out/s${serial()}.md`;
 				put(t, text(t, { rule: true }));
 				put(p, { symlink: `$BASE/${t}` });
 			} else instruction(p, { rule: true });
@@ -302,12 +290,7 @@ function genCase(rng) {
 	for (const t of targets) if (!(t in files)) put(t, rng.chance(0.05) ? { dir: true } : text(t));
 
 	// The cwd: the directory, or the same directory through a symlink.
-	let cwd = cwdDir;
-	if (rng.chance(0.08)) {
-		const k = rng.int(0, pathDirs.length - 1);
-		put("jump", { symlink: pathDirs[k] });
-		cwd = ["jump", ...segs.slice(k)].join("/");
-	}
+	const cwd = cwdMaybeThroughLink(rng, put, route, 0.08);
 	return { files, cwd, configDir, disabled: rng.chance(0.02) };
 }
 
@@ -371,6 +354,7 @@ const EDGE_CASES = [
 	edge("import-outside-cwd", { files: { "tree/CLAUDE.md": "T @x.md @sub/y.md\n", "tree/x.md": "TX", "tree/sub/y.md": "SY", "tree/sub/CLAUDE.md": "S @../z.md @w.md\n", "tree/z.md": "TZ", "tree/sub/w.md": "SW" }, cwd: "tree/sub" }),
 	edge("user-imports-anywhere", { files: { "home/.claude/CLAUDE.md": "U @~/hu.md @../../other/o.md\n", "home/hu.md": "HU", "other/o.md": "OO", "tree/CLAUDE.md": "P\n" } }),
 	edge("imported-files-stripped", { files: { "tree/CLAUDE.md": "@a.md @b.md @c.md\n", "tree/a.md": "---\nx: 1\n---\nA-BODY\n", "tree/b.md": "<!-- c -->\nB\n", "tree/c.md": "  \n" } }),
+	edge("import-from-a-linked-file", { files: { "tree/CLAUDE.md": { symlink: "$BASE/tree/docs/real.md" }, "tree/docs/real.md": "REAL @./sib.md\n", "tree/docs/sib.md": "FROM-THE-REAL-DIRECTORY\n", "tree/sib.md": "FROM-THE-LINK-DIRECTORY\n" } }),
 	edge("import-once", { files: { "tree/CLAUDE.md": "@a.md @a.md\n", "tree/.claude/CLAUDE.md": "@a.md\n", "tree/a.md": "A\n" } }),
 	edge("import-in-blocks", { files: { "tree/CLAUDE.md": "# head @h.md\n\n- item @l.md\n\n> quote @q.md\n\nline1\n@n.md\n", "tree/h.md": "H", "tree/l.md": "L", "tree/q.md": "Q", "tree/n.md": "N" } }),
 	edge("agents-md-alone", { files: { "tree/AGENTS.md": "AG\n", "tree/.claude/AGENTS.md": "DOTAG\n" } }),
@@ -415,11 +399,7 @@ const EDGE_CASES = [
 
 /** Builds the case under `base`; returns { cwd, home, env } (env without PATH). */
 function materialize(base, spec) {
-	writeTree(base, spec);
-	const home = path.join(base, "home");
-	fs.mkdirSync(home, { recursive: true });
-	const cwd = path.join(base, spec.cwd);
-	fs.mkdirSync(cwd, { recursive: true });
+	const { home, cwd } = writeCase(base, spec);
 	const env = { HOME: home };
 	if (spec.configDir) env.CLAUDE_CONFIG_DIR = path.join(base, spec.configDir);
 	if (spec.disabled) env.CLAUDE_CODE_DISABLE_CLAUDE_MDS = "1";
@@ -484,28 +464,17 @@ async function runCase(name, spec) {
 	});
 }
 
-before(async () => {
-	assert.ok(BIN && fs.existsSync(BIN), `PROMPTINCLUDE_BIN=${BIN} is not a file`);
-	assert.ok(fs.existsSync(CLAUDE), `Claude Code is not installed at ${CLAUDE}; run tests/agents/run.sh`);
-	mock = await startMock({ maxRequests: (CASES + EDGE_CASES.length) * 10 + 100 });
-});
-
-after(async () => {
-	await mock?.close();
-	if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
-});
-
-test("documented edge cases: promptinclude context --agent claude-code prints exactly the instructions part Claude Code sends", { concurrency: CONCURRENCY, timeout: EDGE_CASES.length * 30_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-claude seed: ${SEED}`);
-	await Promise.all(EDGE_CASES.filter((c) => selected(c.name)).map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-});
-
-test(`random monorepos (seed ${SEED}, ${CASES} cases): promptinclude context equals Claude Code byte for byte`, { concurrency: CONCURRENCY, timeout: CASES * 30_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-claude seed: ${SEED}`);
-	const cases = [];
-	for (let i = 0; i < CASES; i++) if (selected(`r${i}`)) cases.push({ name: `r${i}`, spec: genCase(new Rng(SEED, i)) });
-	await Promise.all(cases.map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-	t.diagnostic(
-		`context-claude seed ${SEED}: ${stats.cases} cases run in all: ${stats.sent} with instructions (${stats.imports} with an import line, ${stats.agents} with AGENTS.md), ${stats.none} without; mismatches: ${stats.mismatches.join(", ") || "none"}`,
-	);
+registerContextTests({
+	id: "context-claude",
+	agent: "Claude Code",
+	edgeTitle: "documented edge cases: promptinclude context --agent claude-code prints exactly the instructions part Claude Code sends",
+	edgeCases: EDGE_CASES,
+	genCase,
+	runCase,
+	caseMs: 30000,
+	agentPath: CLAUDE,
+	bin: BIN,
+	scratch,
+	start: async () => (mock = await startMock({ maxRequests: (CASES + EDGE_CASES.length) * 10 + 100 })),
+	summary: () => `${stats.cases} cases run in all: ${stats.sent} with instructions (${stats.imports} with an import line, ${stats.agents} with AGENTS.md), ${stats.none} without; mismatches: ${stats.mismatches.join(", ") || "none"}`,
 });

@@ -36,8 +36,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { CASES, CONCURRENCY, Rng, SEED, asValue, assertSameBytes, expand, formatSpec, join, runBytes, selected, utf8, writeTree } from "./context-harness.mjs";
+import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, expand, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, requestWith, run } from "./helpers.mjs";
 import { startMock, textsOf } from "./mock-responses.mjs";
 
@@ -115,19 +114,11 @@ function genText(rng, target, label, { global = false, dense = 16 } = {}) {
 
 /** A random case. */
 function genCase(rng) {
-	const files = {};
-	const put = (p, v) => {
-		files[p] = v;
-	};
-	let labels = 0;
-	const label = () => `<${++labels}>`;
+	const { files, put, label } = newCase();
 
 	// The directory chain from tree/ to the cwd, and directories off it.
-	const segs = Array.from({ length: rng.int(0, 4) }, () => (rng.chance(0.12) ? rng.pick(EXOTIC_NAMES) : rng.pick(PLAIN_NAMES)));
-	const pathDirs = ["tree"];
-	for (const s of segs) pathDirs.push(`${pathDirs.at(-1)}/${s}`);
-	const cwdDir = pathDirs.at(-1);
-	for (const d of pathDirs) put(d, { dir: true });
+	const route = genPath(rng, put, PLAIN_NAMES, EXOTIC_NAMES);
+	const { segs, pathDirs, cwdDir } = route;
 	const offDirs = [];
 	for (const d of pathDirs) if (rng.chance(0.25)) offDirs.push(`${d}/${rng.pick(["other", "sibling", "tools"])}`);
 	if (rng.chance(0.4)) offDirs.push(`${cwdDir}/${rng.pick(["child", "below"])}`);
@@ -314,12 +305,7 @@ function genCase(rng) {
 	}
 
 	// Codex's cwd: the directory, or the same directory through a symlink.
-	let cwd = cwdDir;
-	if (rng.chance(0.1)) {
-		const k = rng.int(0, pathDirs.length - 1);
-		put("jump", { symlink: pathDirs[k] });
-		cwd = ["jump", ...segs.slice(k)].join("/");
-	}
+	const cwd = cwdMaybeThroughLink(rng, put, route, 0.1);
 
 	const config = { maxBytes, fallbacks, markers, projects, style: rng.chance(0.2) ? "fancy" : "plain" };
 	return { files, cwd, codexHome, config, decoyConfig };
@@ -520,29 +506,17 @@ async function runCase(name, spec) {
 	});
 }
 
-before(async () => {
-	assert.ok(BIN && fs.existsSync(BIN), `PROMPTINCLUDE_BIN=${BIN} is not a file`);
-	assert.ok(fs.existsSync(CODEX), `Codex is not installed at ${CODEX}; run tests/agents/run.sh`);
-	// One request per session (a few spare): the mock must answer them all.
-	mock = await startMock({ maxRequests: (CASES + EDGE_CASES.length) * 10 + 100 });
-});
-
-after(async () => {
-	await mock?.close();
-	if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
-});
-
-test("documented edge cases: promptinclude context --agent codex prints exactly the AGENTS.md part Codex sends", { concurrency: CONCURRENCY, timeout: EDGE_CASES.length * 20_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-codex seed: ${SEED}`);
-	await Promise.all(EDGE_CASES.filter((c) => selected(c.name)).map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-});
-
-test(`random monorepos (seed ${SEED}, ${CASES} cases): promptinclude context equals Codex byte for byte`, { concurrency: CONCURRENCY, timeout: CASES * 20_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-codex seed: ${SEED}`);
-	const cases = [];
-	for (let i = 0; i < CASES; i++) if (selected(`r${i}`)) cases.push({ name: `r${i}`, spec: genCase(new Rng(SEED, i)) });
-	await Promise.all(cases.map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-	t.diagnostic(
-		`context-codex seed ${SEED}: ${stats.cases} cases run in all: ${stats.project} with project text (${stats.withGlobal} with global text too), ${stats.replacement} with U+FFFD, ${stats.globalOnly} global only, ${stats.none} without an AGENTS.md part; mismatches: ${stats.mismatches.join(", ") || "none"}`,
-	);
+registerContextTests({
+	id: "context-codex",
+	agent: "Codex",
+	edgeTitle: "documented edge cases: promptinclude context --agent codex prints exactly the AGENTS.md part Codex sends",
+	edgeCases: EDGE_CASES,
+	genCase,
+	runCase,
+	caseMs: 20000,
+	agentPath: CODEX,
+	bin: BIN,
+	scratch,
+	start: async () => (mock = await startMock({ maxRequests: (CASES + EDGE_CASES.length) * 10 + 100 })),
+	summary: () => `${stats.cases} cases run in all: ${stats.project} with project text (${stats.withGlobal} with global text too), ${stats.replacement} with U+FFFD, ${stats.globalOnly} global only, ${stats.none} without an AGENTS.md part; mismatches: ${stats.mismatches.join(", ") || "none"}`,
 });

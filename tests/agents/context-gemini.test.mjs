@@ -33,8 +33,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { CASES, CONCURRENCY, Rng, SEED, asValue, assertSameBytes, formatSpec, join, runBytes, selected, utf8, writeTree } from "./context-harness.mjs";
+import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, run } from "./helpers.mjs";
 import { mainRequest, startMock } from "./mock-gemini.mjs";
 
@@ -89,26 +88,15 @@ function genText(rng, label, imports) {
 	if (kind === "large") text += ` ${"word ".repeat(rng.int(20_000, 60_000))}`;
 	if (rng.chance(0.7)) text += nl;
 	let buf = utf8(text);
-	if (kind === "invalid") {
-		const at = rng.int(0, buf.length);
-		buf = Buffer.concat([buf.subarray(0, at), Buffer.from(rng.pick(INVALID), "hex"), buf.subarray(at)]);
-	}
+	if (kind === "invalid") buf = withInvalidUtf8(rng, buf, INVALID);
 	return buf;
 }
 
 /** A random case. */
 function genCase(rng) {
-	const files = {};
-	const put = (p, v) => {
-		files[p] = v;
-	};
-	let labels = 0;
-	const label = () => `<${++labels}>`;
-	const segs = Array.from({ length: rng.int(0, 4) }, () => (rng.chance(0.12) ? rng.pick(EXOTIC_NAMES) : rng.pick(PLAIN_NAMES)));
-	const pathDirs = ["tree"];
-	for (const s of segs) pathDirs.push(`${pathDirs.at(-1)}/${s}`);
-	const cwdDir = pathDirs.at(-1);
-	for (const d of pathDirs) put(d, { dir: true });
+	const { files, put, label, serial } = newCase();
+	const route = genPath(rng, put, PLAIN_NAMES, EXOTIC_NAMES);
+	const { segs, pathDirs, cwdDir } = route;
 	const offDirs = [];
 	if (rng.chance(0.3)) offDirs.push(`${cwdDir}/child`);
 	if (rng.chance(0.3)) offDirs.push(`${rng.pick(pathDirs)}/sibling`);
@@ -198,7 +186,7 @@ function genCase(rng) {
 		if (kind === "text") return put(p, text(p));
 		if (kind === "dir") return put(p, { dir: true });
 		if (kind === "dangling") return put(p, { symlink: "nowhere.md" });
-		const t = rng.chance(0.5) ? `out/l${labels}.md` : `${cwdDir}/linked${labels}.md`;
+		const t = rng.chance(0.5) ? `out/l${serial()}.md` : `${cwdDir}/linked${serial()}.md`;
 		put(t, text(t));
 		put(p, { symlink: `$BASE/${t}` });
 	};
@@ -217,12 +205,7 @@ function genCase(rng) {
 	if (importFormat) settings.importFormat = importFormat;
 	// Sometimes the workspace's settings carry them (they replace the user's).
 	const inWorkspace = rng.chance(0.15);
-	let cwd = cwdDir;
-	if (rng.chance(0.08)) {
-		const k = rng.int(0, pathDirs.length - 1);
-		put("jump", { symlink: pathDirs[k] });
-		cwd = ["jump", ...segs.slice(k)].join("/");
-	}
+	const cwd = cwdMaybeThroughLink(rng, put, route, 0.08);
 	return { files, cwd, settings: inWorkspace ? {} : settings, workspaceSettings: inWorkspace ? settings : null };
 }
 
@@ -329,26 +312,17 @@ async function runCase(name, spec) {
 	);
 }
 
-before(async () => {
-	assert.ok(BIN && fs.existsSync(BIN), `PROMPTINCLUDE_BIN=${BIN} is not a file`);
-	assert.ok(fs.existsSync(GEMINI), `Gemini CLI is not installed at ${GEMINI}; run tests/agents/run.sh`);
-	mock = await startMock({ maxRequests: (CASES + EDGE_CASES.length) * 12 + 100 });
-});
-
-after(async () => {
-	await mock?.close();
-	if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
-});
-
-test("documented edge cases: promptinclude context --agent gemini prints exactly the context parts Gemini CLI sends", { concurrency: CONCURRENCY, timeout: EDGE_CASES.length * 30_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-gemini seed: ${SEED}`);
-	await Promise.all(EDGE_CASES.filter((c) => selected(c.name)).map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-});
-
-test(`random monorepos (seed ${SEED}, ${CASES} cases): promptinclude context equals Gemini CLI byte for byte`, { concurrency: CONCURRENCY, timeout: CASES * 30_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-gemini seed: ${SEED}`);
-	const cases = [];
-	for (let i = 0; i < CASES; i++) if (selected(`r${i}`)) cases.push({ name: `r${i}`, spec: genCase(new Rng(SEED, i)) });
-	await Promise.all(cases.map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-	t.diagnostic(`context-gemini seed ${SEED}: ${stats.cases} cases run in all: ${stats.user} with project files, ${stats.system} with global files, ${stats.none} with neither; mismatches: ${stats.mismatches.join(", ") || "none"}`);
+registerContextTests({
+	id: "context-gemini",
+	agent: "Gemini CLI",
+	edgeTitle: "documented edge cases: promptinclude context --agent gemini prints exactly the context parts Gemini CLI sends",
+	edgeCases: EDGE_CASES,
+	genCase,
+	runCase,
+	caseMs: 30000,
+	agentPath: GEMINI,
+	bin: BIN,
+	scratch,
+	start: async () => (mock = await startMock({ maxRequests: (CASES + EDGE_CASES.length) * 12 + 100 })),
+	summary: () => `${stats.cases} cases run in all: ${stats.user} with project files, ${stats.system} with global files, ${stats.none} with neither; mismatches: ${stats.mismatches.join(", ") || "none"}`,
 });

@@ -14,6 +14,7 @@ import { execFileSync, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { after, before, test } from "node:test";
 
 /** The run's settings, from the environment. */
 export const SEED = (() => {
@@ -208,4 +209,87 @@ export function assertSameBytes({ pi, sent, agent, where, spec, paths }) {
 			`spec: ${formatSpec(spec)}`,
 		].join("\n"),
 	);
+}
+
+// ---------------------------------------------------------------------------
+// Trees and the two tests every differential registers.
+
+/**
+ * A random path from `tree` to the cwd (0 to 4 names, some exotic), its
+ * directories put into the case; returns { segs, pathDirs, cwdDir }.
+ */
+export function genPath(rng, put, plain, exotic) {
+	const segs = Array.from({ length: rng.int(0, 4) }, () => (rng.chance(0.12) ? rng.pick(exotic) : rng.pick(plain)));
+	const pathDirs = ["tree"];
+	for (const s of segs) pathDirs.push(`${pathDirs.at(-1)}/${s}`);
+	for (const d of pathDirs) put(d, { dir: true });
+	return { segs, pathDirs, cwdDir: pathDirs.at(-1) };
+}
+
+/** The cwd, sometimes (probability `p`) the same directory reached through a symlink `jump`. */
+export function cwdMaybeThroughLink(rng, put, { segs, pathDirs, cwdDir }, p) {
+	if (!rng.chance(p)) return cwdDir;
+	const k = rng.int(0, pathDirs.length - 1);
+	put("jump", { symlink: pathDirs[k] });
+	return ["jump", ...segs.slice(k)].join("/");
+}
+
+/** `buf` with one of `sequences` (hex, not UTF-8) inserted at a random byte. */
+export function withInvalidUtf8(rng, buf, sequences) {
+	const at = rng.int(0, buf.length);
+	return Buffer.concat([buf.subarray(0, at), Buffer.from(rng.pick(sequences), "hex"), buf.subarray(at)]);
+}
+
+/**
+ * A new case's files, a `put(path, value)` into them, a `label()` source
+ * for texts (`<1>`, `<2>`, ...) and a `serial()` one for unique names.
+ */
+export function newCase() {
+	const files = {};
+	let labels = 0;
+	let serials = 0;
+	return { files, put: (p, v) => (files[p] = v), label: () => `<${++labels}>`, serial: () => ++serials };
+}
+
+/** Writes the case under `base` and makes its `home` and cwd; returns their paths. */
+export function writeCase(base, spec) {
+	writeTree(base, spec);
+	const home = path.join(base, "home");
+	fs.mkdirSync(home, { recursive: true });
+	const cwd = path.join(base, spec.cwd);
+	fs.mkdirSync(cwd, { recursive: true });
+	return { home, cwd };
+}
+
+/**
+ * Registers a differential's two tests, each case a subtest run `runCase(name,
+ * spec)` at a time CONCURRENCY: the named edge cases, then CASES random trees
+ * from `genCase(rng)` on this run's seed. Before them the binary under test
+ * and the agent (`agentPath`) must exist and `start()` starts the mock (it
+ * is closed after, and `scratch` removed unless KEEP_E2E_TMP is set);
+ * `summary()` is printed after the random cases. `id` is the name the seed
+ * is printed under.
+ */
+export function registerContextTests({ id, agent, agentPath, bin, scratch, start, edgeTitle, edgeCases, genCase, runCase, caseMs, summary }) {
+	let mock;
+	before(async () => {
+		assert.ok(bin && fs.existsSync(bin), `PROMPTINCLUDE_BIN=${bin} is not a file`);
+		assert.ok(fs.existsSync(agentPath), `${agent} is not installed at ${agentPath}; run the directory's run.sh`);
+		mock = await start();
+	});
+	after(async () => {
+		await mock?.close();
+		if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
+	});
+	test(edgeTitle, { concurrency: CONCURRENCY, timeout: edgeCases.length * caseMs + 60_000 }, async (t) => {
+		t.diagnostic(`${id} seed: ${SEED}`);
+		await Promise.all(edgeCases.filter((c) => selected(c.name)).map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
+	});
+	test(`random monorepos (seed ${SEED}, ${CASES} cases): promptinclude context equals ${agent} byte for byte`, { concurrency: CONCURRENCY, timeout: CASES * caseMs + 60_000 }, async (t) => {
+		t.diagnostic(`${id} seed: ${SEED}`);
+		const cases = [];
+		for (let i = 0; i < CASES; i++) if (selected(`r${i}`)) cases.push({ name: `r${i}`, spec: genCase(new Rng(SEED, i)) });
+		await Promise.all(cases.map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
+		t.diagnostic(`${id} seed ${SEED}: ${summary()}`);
+	});
 }

@@ -33,11 +33,17 @@ pub fn binary() -> PathBuf {
 }
 
 /// Variables that would make the binary or the oracle behave differently from
-/// what a test expects: colour switches, the host's `A0_SET_*` overrides, Codex's
-/// `CODEX_HOME` (`context`), and Python's own import and encoding switches.
+/// what a test expects: colour switches, the host's `A0_SET_*` overrides, the
+/// agents' own variables (`context`), and Python's own import and encoding
+/// switches.
 const CLEARED: &[&str] = &[
     "NO_COLOR",
     "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_DISABLE_CLAUDE_MDS",
+    "GEMINI_CLI_HOME",
+    "GEMINI_CLI_TRUST_WORKSPACE",
+    "PI_CODING_AGENT_DIR",
     "TERM",
     "COLORTERM",
     "FORCE_COLOR",

@@ -30,9 +30,8 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { CASES, CONCURRENCY, Rng, SEED, asValue, assertSameBytes, formatSpec, join, runBytes, selected, utf8, writeTree } from "../agents/context-harness.mjs";
+import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "../agents/context-harness.mjs";
 import { startMockServer, systemPromptOf } from "./mock-openai.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -71,26 +70,15 @@ function genText(rng, label, size) {
 	while (text.length < target) text += rng.chance(0.15) ? nl : rng.pick([" rule", " \u00e9", " \u6df1", " x", " `code`"]);
 	if (rng.chance(0.7)) text += nl;
 	let buf = utf8(text);
-	if (kind === "invalid") {
-		const at = rng.int(0, buf.length);
-		buf = Buffer.concat([buf.subarray(0, at), Buffer.from(rng.pick(INVALID), "hex"), buf.subarray(at)]);
-	}
+	if (kind === "invalid") buf = withInvalidUtf8(rng, buf, INVALID);
 	return buf;
 }
 
 /** A random case. */
 function genCase(rng) {
-	const files = {};
-	const put = (p, v) => {
-		files[p] = v;
-	};
-	let labels = 0;
-	const label = () => `<${++labels}>`;
-	const segs = Array.from({ length: rng.int(0, 4) }, () => (rng.chance(0.12) ? rng.pick(EXOTIC_NAMES) : rng.pick(PLAIN_NAMES)));
-	const pathDirs = ["tree"];
-	for (const s of segs) pathDirs.push(`${pathDirs.at(-1)}/${s}`);
-	const cwdDir = pathDirs.at(-1);
-	for (const d of pathDirs) put(d, { dir: true });
+	const { files, put, label, serial } = newCase();
+	const route = genPath(rng, put, PLAIN_NAMES, EXOTIC_NAMES);
+	const { segs, pathDirs, cwdDir } = route;
 	const offDirs = [];
 	if (rng.chance(0.3)) offDirs.push(`${cwdDir}/child`);
 	if (rng.chance(0.3)) offDirs.push(`${rng.pick(pathDirs)}/sibling`);
@@ -111,7 +99,7 @@ function genCase(rng) {
 		if (kind === "dangling") return put(p, { symlink: "nowhere.md" });
 		if (kind === "loop") return put(p, { symlink: path.posix.basename(p) });
 		if (kind === "dir-link") return put(p, { symlink: "$BASE/tree" });
-		const t = `out/t${labels}.md`;
+		const t = `out/t${serial()}.md`;
 		put(t, asValue(genText(rng, label(), rng.int(1, 100))));
 		put(p, { symlink: rng.chance(0.5) ? `$BASE/${t}` : path.posix.relative(path.posix.dirname(p), t) });
 	};
@@ -144,12 +132,7 @@ function genCase(rng) {
 	}
 	if (where !== "default" && rng.chance(0.5)) put("home/.pi/agent/AGENTS.md", "DECOY-DEFAULT-AGENT-DIR\n");
 
-	let cwd = cwdDir;
-	if (rng.chance(0.08)) {
-		const k = rng.int(0, pathDirs.length - 1);
-		put("jump", { symlink: pathDirs[k] });
-		cwd = ["jump", ...segs.slice(k)].join("/");
-	}
+	const cwd = cwdMaybeThroughLink(rng, put, route, 0.08);
 	return { files, cwd, agentDir };
 }
 
@@ -182,11 +165,7 @@ const EDGE_CASES = [
 
 /** Builds the case under `base`; returns { cwd, home, env } (env without PATH). */
 function materialize(base, spec) {
-	writeTree(base, spec);
-	const home = path.join(base, "home");
-	fs.mkdirSync(home, { recursive: true });
-	const cwd = path.join(base, spec.cwd);
-	fs.mkdirSync(cwd, { recursive: true });
+	const { home, cwd } = writeCase(base, spec);
 	const env = { HOME: home };
 	const a = spec.agentDir;
 	if (a?.absolute !== undefined) env.PI_CODING_AGENT_DIR = path.join(base, a.absolute);
@@ -250,26 +229,17 @@ async function runCase(name, spec) {
 	});
 }
 
-before(async () => {
-	assert.ok(BIN && fs.existsSync(BIN), `PROMPTINCLUDE_BIN=${BIN} is not a file`);
-	assert.ok(fs.existsSync(PI), `pi is not installed at ${PI}; run tests/pi/run.sh`);
-	mock = await startMockServer({ maxRequests: (CASES + EDGE_CASES.length) * 4 + 50 });
-});
-
-after(async () => {
-	await mock?.close();
-	if (!process.env.KEEP_E2E_TMP) fs.rmSync(scratch, { recursive: true, force: true });
-});
-
-test("documented edge cases: promptinclude context --agent pi prints exactly pi's Project Context section", { concurrency: CONCURRENCY, timeout: EDGE_CASES.length * 30_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-pi seed: ${SEED}`);
-	await Promise.all(EDGE_CASES.filter((c) => selected(c.name)).map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-});
-
-test(`random monorepos (seed ${SEED}, ${CASES} cases): promptinclude context equals pi byte for byte`, { concurrency: CONCURRENCY, timeout: CASES * 30_000 + 60_000 }, async (t) => {
-	t.diagnostic(`context-pi seed: ${SEED}`);
-	const cases = [];
-	for (let i = 0; i < CASES; i++) if (selected(`r${i}`)) cases.push({ name: `r${i}`, spec: genCase(new Rng(SEED, i)) });
-	await Promise.all(cases.map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
-	t.diagnostic(`context-pi seed ${SEED}: ${stats.cases} cases run in all: ${stats.sent} with a Project Context section, ${stats.none} without; mismatches: ${stats.mismatches.join(", ") || "none"}`);
+registerContextTests({
+	id: "context-pi",
+	agent: "pi",
+	edgeTitle: "documented edge cases: promptinclude context --agent pi prints exactly pi's Project Context section",
+	edgeCases: EDGE_CASES,
+	genCase,
+	runCase,
+	caseMs: 30000,
+	agentPath: PI,
+	bin: BIN,
+	scratch,
+	start: async () => (mock = await startMockServer({ maxRequests: (CASES + EDGE_CASES.length) * 4 + 50 })),
+	summary: () => `${stats.cases} cases run in all: ${stats.sent} with a Project Context section, ${stats.none} without; mismatches: ${stats.mismatches.join(", ") || "none"}`,
 });

@@ -122,6 +122,23 @@ impl Batch {
         }
     }
 
+    /// One root's scan and rendered section with the configuration the host
+    /// would give it, from one walk, `scan` doing the scanning (on disk, at a
+    /// revision, or with a reader of its own); or why the root has none.
+    /// `render ROOT`, the agent hooks and `context --agent agent-zero` share it.
+    pub fn render_root(
+        &self,
+        root: &Path,
+        scan: impl FnOnce(&Scanner, &Path) -> Result<RootScan, Error>,
+    ) -> Result<(RootScan, String), RootError> {
+        let planned = self.plan_root(root);
+        let scanner = planned.scanner().map_err(Clone::clone)?;
+        let scan = scan(scanner, &planned.root)
+            .map_err(|e| RootError::new(&e, &planned.source, &planned.notes))?;
+        let section = crate::render::render(scan.result(), &scanner.config().name_pattern);
+        Ok((scan, section))
+    }
+
     /// The scanner for `config`, compiled on first use.
     fn scanner_for(&self, config: Config) -> Result<Arc<Scanner>, Error> {
         // A poisoned lock only means another root panicked mid-insert; the map is intact.

@@ -30,11 +30,11 @@ use std::fs;
 use std::io;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::js::trim as js_trim;
+use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::tokenize;
 
@@ -111,8 +111,9 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         .filter(|p| readable(p))
         .collect();
     let mut project = Vec::new();
+    let root = boundary(&cwd, &settings.markers);
     if trusted {
-        let ceiling = boundary(&cwd, &settings.markers).unwrap_or_else(|| cwd.clone());
+        let ceiling = root.clone().unwrap_or_else(|| cwd.clone());
         let mut dir = cwd.clone();
         loop {
             if dir == gemini_dir {
@@ -247,7 +248,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
     Ok(AgentContext {
         agent: Agent::Gemini,
         cwd,
-        root: None,
+        root,
         files: sent_files,
         limit: None,
         parts,
@@ -764,19 +765,4 @@ fn real_path(path: &Path, visited: &mut HashSet<PathBuf>) -> Option<PathBuf> {
 /// Node's `path.resolve(base, path)`.
 fn resolve(base: &Path, path: &Path) -> PathBuf {
     normalize(&base.join(path))
-}
-
-/// `.` and `..` resolved by the string.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(p) => out.push(p),
-            _ => {}
-        }
-    }
-    out
 }

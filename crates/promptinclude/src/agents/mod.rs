@@ -8,6 +8,7 @@
 //! the version it was checked on and what could not be checked are in
 //! `docs/agents-context.md`.
 
+pub mod agent_zero;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
@@ -19,6 +20,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+
+use crate::config::env;
+use crate::project::Resolver;
 
 /// An agent whose context loading is modelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -32,11 +36,19 @@ pub enum Agent {
     Pi,
     /// Google Gemini CLI (`GEMINI.md`).
     Gemini,
+    /// Agent Zero's Prompt Include plugin (`*.promptinclude.md`).
+    AgentZero,
 }
 
 impl Agent {
     /// Every modelled agent.
-    pub const ALL: [Agent; 4] = [Agent::Codex, Agent::ClaudeCode, Agent::Gemini, Agent::Pi];
+    pub const ALL: [Agent; 5] = [
+        Agent::AgentZero,
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Pi,
+    ];
 
     /// The agent with this [`name`](Agent::name).
     pub fn from_name(name: &str) -> Option<Agent> {
@@ -55,6 +67,7 @@ impl Agent {
             Agent::ClaudeCode => "claude-code",
             Agent::Pi => "pi",
             Agent::Gemini => "gemini",
+            Agent::AgentZero => "agent-zero",
         }
     }
 
@@ -66,6 +79,7 @@ impl Agent {
             Agent::ClaudeCode => claude_code::VERSION,
             Agent::Pi => pi::VERSION,
             Agent::Gemini => gemini::VERSION,
+            Agent::AgentZero => agent_zero::VERSION,
         }
     }
 }
@@ -103,6 +117,15 @@ pub fn context(agent: Agent, start: &Start<'_>) -> Result<AgentContext, ContextE
                 config_dir: config_dir.as_deref(),
                 disabled,
             })
+        }
+        Agent::AgentZero => {
+            // The host's default configuration, with its A0_SET_ variables;
+            // each project's own settings are read by the scan.
+            let mut resolver = Resolver::default();
+            let lookup = |name: &str| (start.env)(name).and_then(|v| v.into_string().ok());
+            resolver.base_notes.env = env::apply(&mut resolver.base, lookup);
+            resolver.env = resolver.base_notes.env.clone();
+            agent_zero::context(&resolver, start.cwd)
         }
         Agent::Gemini => {
             let gemini_home = (start.env)("GEMINI_CLI_HOME");
@@ -293,6 +316,13 @@ pub enum ContextError {
         /// The system's error.
         source: std::io::Error,
     },
+    /// The scan of the project fails (Agent Zero: its configuration).
+    Scan {
+        /// The project.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
     /// The agent refuses its configuration file.
     Config {
         /// The file.
@@ -315,6 +345,7 @@ impl std::fmt::Display for ContextError {
             ContextError::ConfigUnreadable { path, .. } => {
                 write!(f, "cannot read {}", path.display())
             }
+            ContextError::Scan { path, message } => write!(f, "{}: {message}", path.display()),
             ContextError::Config {
                 path,
                 line,
@@ -333,7 +364,9 @@ impl std::error::Error for ContextError {
             ContextError::Cwd { source, .. } | ContextError::ConfigUnreadable { source, .. } => {
                 Some(source)
             }
-            ContextError::MissingHome { .. } | ContextError::Config { .. } => None,
+            ContextError::MissingHome { .. }
+            | ContextError::Config { .. }
+            | ContextError::Scan { .. } => None,
         }
     }
 }

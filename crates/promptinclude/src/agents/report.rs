@@ -75,7 +75,8 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
         shown(context.cwd.display().to_string())
     );
     match (&context.root, agent) {
-        (_, Agent::ClaudeCode | Agent::Pi | Agent::Gemini) => {
+        (_, Agent::AgentZero) => out.push_str(" (the project is this directory)\n"),
+        (_, Agent::ClaudeCode | Agent::Pi) => {
             out.push_str(" (it reads every directory above it)\n");
         }
         (Some(root), _) => {
@@ -139,19 +140,30 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
             "total: project files use {} of {} bytes",
             limit.used, limit.max
         );
+        out.push_str("; ");
     } else {
-        out.push_str("total:");
+        out.push_str("total: ");
     }
-    match &context.raw() {
-        Some(raw) => {
-            let _ = writeln!(
-                out,
-                "; the message is {} bytes, {} tokens",
-                raw.len(),
-                tokenize::count(raw)
-            );
-        }
-        None => out.push_str("; nothing is sent\n"),
+    let sent: Vec<String> = context
+        .parts
+        .iter()
+        .map(|p| {
+            let place = match p.place {
+                super::Place::UserMessage => "a user message",
+                super::Place::SystemPrompt => "the system prompt",
+                super::Place::SystemInstruction => "the system instruction",
+            };
+            format!(
+                "{} bytes, {} tokens in {place}",
+                p.text.len(),
+                tokenize::count(&p.text)
+            )
+        })
+        .collect();
+    if sent.is_empty() {
+        out.push_str("nothing is sent\n");
+    } else {
+        let _ = writeln!(out, "it sends {}", sent.join(" and "));
     }
     out
 }
@@ -197,6 +209,7 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
         files: Vec<File<'a>>,
         limit: Option<super::ByteLimit>,
         parts: Vec<JsonPart<'a>>,
+        raw: Option<&'a str>,
         raw_bytes: Option<usize>,
         raw_tokens: Option<usize>,
         notes: &'a [String],
@@ -243,6 +256,7 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
                 tokens: tokenize::count(&p.text),
             })
             .collect(),
+        raw: raw.as_deref(),
         raw_bytes: raw.as_ref().map(String::len),
         raw_tokens: raw.as_deref().map(tokenize::count),
         notes: &context.notes,

@@ -33,9 +33,9 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fs;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use super::js::trim as js_trim;
+use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::tokenize;
 
@@ -275,43 +275,64 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
     }
     let mut skipped = std::mem::take(&mut walk.skipped);
 
-    // The AGENTS.md plugin: a walk of its own, with only the user's file taken.
+    // The AGENTS.md plugin. It first asks whether a CLAUDE.md loads: one of
+    // the walk's files answers that; only without one does it walk the
+    // directories again, then for AGENTS.md, with only the user's file taken.
+    const CLAUDE_NAMES: [&str; 3] = ["/CLAUDE.md", "/.claude/CLAUDE.md", "/CLAUDE.local.md"];
     let fresh = || Walk {
         cwd: &cwd,
         home: start.home,
         taken: HashSet::from([user_md.clone()]),
         skipped: Vec::new(),
     };
-    let mut probe = fresh();
-    let claude_project = dirs.iter().any(|dir| {
-        ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"]
-            .iter()
-            .any(|name| {
-                !probe
-                    .file(&dir.join(name), Kind::Project, 0, None, false)
-                    .is_empty()
+    let claude_file = items.iter().find(|i| {
+        i.kind != Kind::User
+            && i.parent.is_none()
+            && CLAUDE_NAMES.iter().any(|n| {
+                i.path
+                    .as_os_str()
+                    .as_encoded_bytes()
+                    .ends_with(n.as_bytes())
             })
     });
-    let mut agents = fresh();
-    let mut found = Vec::new();
-    for dir in &dirs {
-        for name in ["AGENTS.md", ".claude/AGENTS.md"] {
-            let path = dir.join(name);
-            let loaded = agents.file(&path, Kind::Project, 0, None, false);
-            if claude_project {
-                if !loaded.is_empty() {
-                    let by = items
-                        .iter()
-                        .find(|i| i.kind != Kind::User && i.parent.is_none())
-                        .map_or_else(|| path.clone(), |i| i.path.clone());
-                    skipped.push(not_sent(&loaded[0], Outcome::Shadowed { by }));
+    let claude_project = claude_file.is_some() || {
+        let mut probe = fresh();
+        dirs.iter().any(|dir| {
+            CLAUDE_NAMES.iter().any(|name| {
+                !probe
+                    .file(&dir.join(&name[1..]), Kind::Project, 0, None, false)
+                    .is_empty()
+            })
+        })
+    };
+    if claude_project {
+        // Not read: listed as shadowed when they are there.
+        let by = claude_file.map(|i| i.path.clone());
+        for dir in &dirs {
+            for name in ["AGENTS.md", ".claude/AGENTS.md"] {
+                let path = dir.join(name);
+                if let Some(meta) = fs::metadata(&path).ok().filter(|m| m.is_file()) {
+                    skipped.push(ContextFile {
+                        path: path.clone(),
+                        role: Role::Project,
+                        bytes: Some(meta.len()),
+                        tokens: 0,
+                        outcome: Outcome::Shadowed {
+                            by: by.clone().unwrap_or_else(|| path.clone()),
+                        },
+                        parent: None,
+                    });
                 }
-                continue;
             }
-            found.extend(loaded);
         }
-    }
-    if !claude_project {
+    } else {
+        let mut agents = fresh();
+        let mut found = Vec::new();
+        for dir in &dirs {
+            for name in ["AGENTS.md", ".claude/AGENTS.md"] {
+                found.extend(agents.file(&dir.join(name), Kind::Project, 0, None, false));
+            }
+        }
         skipped.extend(agents.skipped);
         let unseen = unseen(found, &items);
         items = with_agents_files(items, unseen);
@@ -419,7 +440,9 @@ impl<'a> Walk<'a> {
             scoped: parsed.scoped,
             parent: parent.map(Path::to_path_buf),
         }];
-        let base = path.parent().unwrap_or(Path::new("/"));
+        // Imports are resolved from the real file's directory (through a link too).
+        let real = resolved.as_deref().unwrap_or(path);
+        let base = real.parent().unwrap_or(Path::new("/"));
         for import in &parsed.imports {
             let target = self.resolve(import, base);
             if !anywhere && !inside(&target, self.cwd) {
@@ -705,19 +728,4 @@ fn inside(path: &Path, dir: &Path) -> bool {
 
 fn strip_trailing_slashes(path: &Path) -> PathBuf {
     path.components().collect()
-}
-
-/// `.` and `..` resolved lexically, as Node's `path.resolve` does.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(p) => out.push(p),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
 }
