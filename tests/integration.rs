@@ -10,6 +10,7 @@
 mod child;
 mod common;
 
+mod agent_chains;
 mod audit;
 mod bundle;
 mod cli;

@@ -34,10 +34,10 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::disk::{Disk, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
 };
@@ -86,14 +86,21 @@ impl Default for Settings {
 
 /// What Codex loads when started as `start` says.
 pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
-    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
-        path: start.cwd.to_path_buf(),
-        source,
-    })?;
+    context_on(start, &Live)
+}
+
+/// [`context`], looking at the files through `disk`.
+pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
+    let cwd = disk
+        .canonicalize(start.cwd)
+        .map_err(|source| ContextError::Cwd {
+            path: start.cwd.to_path_buf(),
+            source,
+        })?;
     let codex_home = match start.codex_home {
         Some(dir) => {
             let dir = cwd.join(dir);
-            if fs::metadata(&dir).is_err() {
+            if disk.metadata(&dir).is_err() {
                 return Err(ContextError::MissingHome {
                     variable: "CODEX_HOME",
                     value: PathBuf::from(start.codex_home.unwrap_or_default()),
@@ -103,15 +110,15 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         }
         None => start.home.join(".codex"),
     };
-    let settings = read_settings(&codex_home.join("config.toml"))?;
+    let settings = read_settings(disk, &codex_home.join("config.toml"))?;
     let mut files = Vec::new();
     let mut notes = Vec::new();
-    let global = global_text(&codex_home, &mut files);
+    let global = global_text(disk, &codex_home, &mut files);
 
-    let root = find_root(&cwd, &settings.markers);
+    let root = find_root(disk, &cwd, &settings.markers);
     let mut remaining = settings.max_bytes;
     let mut parts = Vec::new();
-    if let Some((key, "untrusted")) = trust_level(&cwd, &settings.trust) {
+    if let Some((key, "untrusted")) = trust_level(disk, &cwd, &settings.trust) {
         notes.push(format!(
             "{key} is untrusted in config.toml: Codex sends no project file"
         ));
@@ -119,6 +126,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         notes.push("project_doc_max_bytes = 0: Codex sends no project file".to_string());
     } else {
         parts = project_texts(
+            disk,
             &cwd,
             root.as_deref(),
             &settings,
@@ -160,8 +168,10 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 }
 
 /// The settings in `path` (the defaults when there is no such file).
-fn read_settings(path: &Path) -> Result<Settings, ContextError> {
-    let text = match fs::read_to_string(path) {
+fn read_settings(disk: &dyn Disk, path: &Path) -> Result<Settings, ContextError> {
+    let text = match disk.read(path).and_then(|b| {
+        String::from_utf8(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Settings::default()),
         Err(source) => {
@@ -220,12 +230,12 @@ fn strings(value: &toml::Value) -> Option<Vec<String>> {
 }
 
 /// The global file's text, trimmed, recording what became of each candidate.
-fn global_text(codex_home: &Path, files: &mut Vec<ContextFile>) -> Option<String> {
+fn global_text(disk: &dyn Disk, codex_home: &Path, files: &mut Vec<ContextFile>) -> Option<String> {
     let mut winner: Option<PathBuf> = None;
     let mut text = None;
     for name in [OVERRIDE, AGENTS] {
         let path = codex_home.join(name);
-        if !fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+        if !disk.metadata(&path).is_ok_and(|m| m.is_file()) {
             continue;
         }
         if let Some(by) = &winner {
@@ -237,7 +247,7 @@ fn global_text(codex_home: &Path, files: &mut Vec<ContextFile>) -> Option<String
             ));
             continue;
         }
-        match fs::read(&path) {
+        match disk.read(&path) {
             Err(e) => files.push(not_sent(
                 path,
                 Role::Global,
@@ -277,10 +287,14 @@ fn global_text(codex_home: &Path, files: &mut Vec<ContextFile>) -> Option<String
 /// one for the working directory itself, else the one for its git
 /// repository ([`git_repository`]). Entries for other directories (the
 /// marker root, one in between) are not consulted.
-fn trust_level<'a>(cwd: &Path, trust: &'a HashMap<String, String>) -> Option<(&'a str, &'a str)> {
+fn trust_level<'a>(
+    disk: &dyn Disk,
+    cwd: &Path,
+    trust: &'a HashMap<String, String>,
+) -> Option<(&'a str, &'a str)> {
     let entry = |dir: &Path| trust.get_key_value(dir.to_string_lossy().as_ref());
     entry(cwd)
-        .or_else(|| entry(git_repository(cwd)?))
+        .or_else(|| entry(git_repository(disk, cwd)?))
         .map(|(key, level)| (key.as_str(), level.as_str()))
 }
 
@@ -289,11 +303,11 @@ fn trust_level<'a>(cwd: &Path, trust: &'a HashMap<String, String>) -> Option<(&'
 /// directory without one is passed over, a `.git` file ends the search
 /// without a repository (a linked worktree's main repository is not
 /// modelled).
-fn git_repository(cwd: &Path) -> Option<&Path> {
+fn git_repository<'a>(disk: &dyn Disk, cwd: &'a Path) -> Option<&'a Path> {
     for dir in cwd.ancestors() {
         let git = dir.join(".git");
-        match fs::metadata(&git) {
-            Ok(meta) if meta.is_dir() && fs::metadata(git.join("HEAD")).is_ok() => {
+        match disk.metadata(&git) {
+            Ok(meta) if meta.is_dir() && disk.metadata(&git.join("HEAD")).is_ok() => {
                 return Some(dir)
             }
             Ok(meta) if meta.is_file() => return None,
@@ -304,9 +318,9 @@ fn git_repository(cwd: &Path) -> Option<&Path> {
 }
 
 /// The nearest directory from `cwd` up that holds a marker.
-fn find_root(cwd: &Path, markers: &[String]) -> Option<PathBuf> {
+fn find_root(disk: &dyn Disk, cwd: &Path, markers: &[String]) -> Option<PathBuf> {
     cwd.ancestors()
-        .find(|dir| markers.iter().any(|m| fs::metadata(dir.join(m)).is_ok()))
+        .find(|dir| markers.iter().any(|m| disk.metadata(&dir.join(m)).is_ok()))
         .map(Path::to_path_buf)
 }
 
@@ -334,6 +348,7 @@ struct Chosen {
 /// The project files' texts as Codex sends them, recording what became of
 /// each file (a chosen one, then those it shadows).
 fn project_texts(
+    disk: &dyn Disk,
     cwd: &Path,
     root: Option<&Path>,
     settings: &Settings,
@@ -351,7 +366,7 @@ fn project_texts(
         None => vec![cwd],
     };
     let names = candidate_names(&settings.fallbacks);
-    let (chosen, failed) = choose(&dirs, &names);
+    let (chosen, failed) = choose(disk, &dirs, &names);
     if let Some((path, error)) = failed {
         emit(files, &chosen, |_| {
             (Outcome::Skipped(Skip::DroppedWithSet), 0)
@@ -372,7 +387,9 @@ fn project_texts(
             outcomes.push((Outcome::Skipped(Skip::LimitReached), 0));
             continue;
         }
-        let bytes = match read_prefix(&file.path, *remaining) {
+        // Codex reads the whole file and then cuts it; what it sends is the
+        // same, and a huge file costs only what is sent.
+        let bytes = match disk.read_prefix(&file.path, *remaining) {
             Ok(bytes) => bytes,
             Err(e) => {
                 let unreadable = Outcome::Skipped(Skip::Unreadable(e.to_string()));
@@ -410,25 +427,19 @@ fn project_texts(
     parts
 }
 
-/// The first `limit` bytes of the file at `path`. Codex reads the whole file
-/// and then cuts it; what it sends is the same, and a huge file costs us only
-/// what is sent.
-fn read_prefix(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    fs::File::open(path)?.take(limit).read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
 /// Each directory's file, and the first candidate that could not be
 /// inspected (after which Codex looks no further).
-fn choose(dirs: &[&Path], names: &[String]) -> (Vec<Chosen>, Option<(PathBuf, String)>) {
+fn choose(
+    disk: &dyn Disk,
+    dirs: &[&Path],
+    names: &[String],
+) -> (Vec<Chosen>, Option<(PathBuf, String)>) {
     let mut chosen: Vec<Chosen> = Vec::new();
     for dir in dirs {
         let mut winner: Option<Chosen> = None;
         for name in names {
             let path = dir.join(name);
-            match (fs::metadata(&path), &mut winner) {
+            match (disk.metadata(&path), &mut winner) {
                 (Ok(meta), Some(w)) if meta.is_file() => w.shadows.push((path, meta.len())),
                 (Ok(meta), None) if meta.is_file() => {
                     winner = Some(Chosen {

@@ -26,7 +26,6 @@
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
-use std::fs;
 use std::io;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
@@ -34,6 +33,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::disk::{Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::tokenize;
@@ -68,21 +68,28 @@ struct Settings {
 
 /// What Gemini CLI loads when started as `start` says.
 pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
-    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
-        path: start.cwd.to_path_buf(),
-        source,
-    })?;
+    context_on(start, &Live)
+}
+
+/// [`context`], looking at the files through `disk`.
+pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
+    let cwd = disk
+        .canonicalize(start.cwd)
+        .map_err(|source| ContextError::Cwd {
+            path: start.cwd.to_path_buf(),
+            source,
+        })?;
     let home = match start.gemini_home.filter(|h| !h.is_empty()) {
         Some(h) => resolve(&cwd, Path::new(h)),
         None => start.home.to_path_buf(),
     };
     let gemini_dir = home.join(".gemini");
-    let in_home = fs::canonicalize(&home).is_ok_and(|h| h == cwd);
-    let user = read_json(&gemini_dir.join("settings.json"));
+    let in_home = disk.canonicalize(&home).is_ok_and(|h| h == cwd);
+    let user = read_json(disk, &gemini_dir.join("settings.json"));
     let workspace = if in_home {
         Value::Null
     } else {
-        read_json(&cwd.join(".gemini/settings.json"))
+        read_json(disk, &cwd.join(".gemini/settings.json"))
     };
     let settings = settings(&user, &workspace);
     let mut notes = Vec::new();
@@ -108,10 +115,10 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         .names
         .iter()
         .map(|n| normalize(&gemini_dir.join(n)))
-        .filter(|p| readable(p))
+        .filter(|p| readable(disk, p))
         .collect();
     let mut project = Vec::new();
-    let root = boundary(&cwd, &settings.markers);
+    let root = boundary(disk, &cwd, &settings.markers);
     if trusted {
         let ceiling = root.clone().unwrap_or_else(|| cwd.clone());
         let mut dir = cwd.clone();
@@ -123,7 +130,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
                 .names
                 .iter()
                 .map(|n| normalize(&dir.join(n)))
-                .filter(|p| readable(p))
+                .filter(|p| readable(disk, p))
                 .collect();
             project.splice(0..0, here);
             let Some(parent) = dir.parent().map(Path::to_path_buf) else {
@@ -134,12 +141,13 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
             }
             dir = parent;
         }
-        project = by_identity(project);
+        project = by_identity(disk, project);
         project.sort_by(|a, b| utf16_order(a, b));
     }
-    let memory = private_memory(&gemini_dir, &cwd, &settings.names);
+    let memory = private_memory(disk, &gemini_dir, &cwd, &settings.names);
 
     let all = by_identity(
+        disk,
         global
             .iter()
             .chain(&project)
@@ -155,7 +163,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         } else {
             Role::Project
         };
-        match read_context_file(path, &settings) {
+        match read_context_file(disk, path, &settings) {
             Ok(text) => texts.push((path.clone(), text)),
             Err(e) => files.push(ContextFile {
                 path: path.clone(),
@@ -177,7 +185,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         for path in list {
             let Some(text) = text_of(path) else { continue };
             let trimmed = js_trim(text);
-            let bytes = bytes_of(path);
+            let bytes = bytes_of(disk, path);
             if trimmed.is_empty() {
                 files.push(ContextFile {
                     path: path.clone(),
@@ -278,8 +286,8 @@ The following content is loaded from local and global configuration files.
     )
 }
 
-fn bytes_of(path: &Path) -> Option<u64> {
-    fs::metadata(path)
+fn bytes_of(disk: &dyn Disk, path: &Path) -> Option<u64> {
+    disk.metadata(path)
         .ok()
         .filter(|m| m.is_file())
         .map(|m| m.len())
@@ -287,8 +295,11 @@ fn bytes_of(path: &Path) -> Option<u64> {
 
 /// A settings file as Gemini CLI reads it (`//` comment lines allowed); an
 /// absent or broken one counts as empty.
-fn read_json(path: &Path) -> Value {
-    let Ok(text) = fs::read_to_string(path) else {
+fn read_json(disk: &dyn Disk, path: &Path) -> Value {
+    let Ok(text) = disk
+        .read(path)
+        .map(|b| String::from_utf8(b).unwrap_or_default())
+    else {
         return Value::Null;
     };
     let without_comments: String = text
@@ -378,17 +389,17 @@ fn normalize_relative(name: &str) -> String {
 }
 
 /// `access(path, R_OK)`: the current user may read it (a directory too).
-fn readable(path: &Path) -> bool {
-    rustix::fs::access(path, rustix::fs::Access::READ_OK).is_ok()
+fn readable(disk: &dyn Disk, path: &Path) -> bool {
+    disk.readable(path)
 }
 
 /// `access(path, F_OK)`: it exists (links followed).
-fn exists(path: &Path) -> bool {
-    fs::metadata(path).is_ok()
+fn exists(disk: &dyn Disk, path: &Path) -> bool {
+    disk.metadata(path).is_ok()
 }
 
 /// The nearest directory from `start` up holding one of `markers`.
-fn boundary(start: &Path, markers: &[String]) -> Option<PathBuf> {
+fn boundary(disk: &dyn Disk, start: &Path, markers: &[String]) -> Option<PathBuf> {
     let usable: Vec<&String> = markers
         .iter()
         .filter(|m| !m.starts_with('/') && !m.contains(".."))
@@ -398,12 +409,12 @@ fn boundary(start: &Path, markers: &[String]) -> Option<PathBuf> {
     }
     start
         .ancestors()
-        .find(|dir| usable.iter().any(|m| exists(&dir.join(m))))
+        .find(|dir| usable.iter().any(|m| exists(disk, &dir.join(m))))
         .map(Path::to_path_buf)
 }
 
 /// The paths in order, each file once (the first path to it wins).
-fn by_identity(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+fn by_identity(disk: &dyn Disk, paths: Vec<PathBuf>) -> Vec<PathBuf> {
     let mut seen_paths = HashSet::new();
     let mut seen_files = HashSet::new();
     let mut out = Vec::new();
@@ -411,7 +422,7 @@ fn by_identity(paths: Vec<PathBuf>) -> Vec<PathBuf> {
         if !seen_paths.insert(path.clone()) {
             continue;
         }
-        match fs::metadata(&path) {
+        match disk.metadata(&path) {
             Ok(meta) if !seen_files.insert((meta.dev(), meta.ino())) => {}
             _ => out.push(path),
         }
@@ -428,21 +439,26 @@ fn utf16_order(a: &Path, b: &Path) -> std::cmp::Ordering {
 
 /// The private project memory: `~/.gemini/tmp/<project>/memory/MEMORY.md`,
 /// else the context file names there.
-fn private_memory(gemini_dir: &Path, cwd: &Path, names: &[String]) -> Vec<PathBuf> {
-    let registry = read_json(&gemini_dir.join("projects.json"));
+fn private_memory(
+    disk: &dyn Disk,
+    gemini_dir: &Path,
+    cwd: &Path,
+    names: &[String],
+) -> Vec<PathBuf> {
+    let registry = read_json(disk, &gemini_dir.join("projects.json"));
     let id = registry["projects"][cwd.to_string_lossy().as_ref()]
         .as_str()
         .map(str::to_string)
         .unwrap_or_else(|| slug(cwd));
     let dir = gemini_dir.join("tmp").join(id).join("memory");
     let index = dir.join("MEMORY.md");
-    if readable(&index) {
+    if readable(disk, &index) {
         return vec![index];
     }
     names
         .iter()
         .map(|n| normalize(&dir.join(n)))
-        .filter(|p| readable(p))
+        .filter(|p| readable(disk, p))
         .collect()
 }
 
@@ -472,15 +488,15 @@ fn slug(cwd: &Path) -> String {
 }
 
 /// A context file's text with its imports processed.
-fn read_context_file(path: &Path, settings: &Settings) -> io::Result<String> {
-    let bytes = fs::read(path)?;
+fn read_context_file(disk: &dyn Disk, path: &Path, settings: &Settings) -> io::Result<String> {
+    let bytes = disk.read(path)?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let base = path.parent().unwrap_or(Path::new("/"));
-    let root = boundary(base, &settings.markers).unwrap_or_else(|| base.to_path_buf());
+    let root = boundary(disk, base, &settings.markers).unwrap_or_else(|| base.to_path_buf());
     let processed = if settings.flat {
-        flat(&text, base, &root)
+        flat(disk, &text, base, &root)
     } else {
-        tree(&text, base, 0, &HashSet::new(), &root)
+        tree(disk, &text, base, 0, &HashSet::new(), &root)
     };
     Ok(processed)
 }
@@ -559,7 +575,14 @@ fn code_regions(text: &str) -> Vec<(usize, usize)> {
 
 /// Imports inlined (Gemini CLI's default "tree" format); `seen` holds the
 /// files above this one in the chain.
-fn tree(text: &str, base: &Path, depth: usize, seen: &HashSet<PathBuf>, root: &Path) -> String {
+fn tree(
+    disk: &dyn Disk,
+    text: &str,
+    base: &Path,
+    depth: usize,
+    seen: &HashSet<PathBuf>,
+    root: &Path,
+) -> String {
     if depth >= MAX_DEPTH {
         return text.to_string();
     }
@@ -578,7 +601,7 @@ fn tree(text: &str, base: &Path, depth: usize, seen: &HashSet<PathBuf>, root: &P
             out.push_str(ip);
             continue;
         }
-        if !valid_import(ip, base, root) {
+        if !valid_import(disk, ip, base, root) {
             out.push_str(&format!(
                 "<!-- Import failed: {ip} - Path traversal attempt -->"
             ));
@@ -589,12 +612,12 @@ fn tree(text: &str, base: &Path, depth: usize, seen: &HashSet<PathBuf>, root: &P
             out.push_str(&format!("<!-- File already processed: {ip} -->"));
             continue;
         }
-        match read_import(&full) {
+        match read_import(disk, &full) {
             Ok(inner) => {
                 let mut below = seen.clone();
                 below.insert(full.clone());
                 let dir = full.parent().unwrap_or(Path::new("/"));
-                let inner = tree(&inner, dir, depth + 1, &below, root);
+                let inner = tree(disk, &inner, dir, depth + 1, &below, root);
                 out.push_str(&format!(
                     "<!-- Imported from: {ip} -->\n{inner}\n<!-- End of import from: {ip} -->"
                 ));
@@ -607,8 +630,9 @@ fn tree(text: &str, base: &Path, depth: usize, seen: &HashSet<PathBuf>, root: &P
 }
 
 /// Imports listed as files of their own ("flat" format).
-fn flat(text: &str, base: &Path, root: &Path) -> String {
+fn flat(disk: &dyn Disk, text: &str, base: &Path, root: &Path) -> String {
     fn visit(
+        disk: &dyn Disk,
         text: String,
         base: &Path,
         file: PathBuf,
@@ -626,7 +650,8 @@ fn flat(text: &str, base: &Path, root: &Path) -> String {
             .collect();
         files.push((file, text.clone()));
         for (start, ip) in imports.iter().rev() {
-            if regions.iter().any(|(s, e)| start >= s && start < e) || !valid_import(ip, base, root)
+            if regions.iter().any(|(s, e)| start >= s && start < e)
+                || !valid_import(disk, ip, base, root)
             {
                 continue;
             }
@@ -634,14 +659,15 @@ fn flat(text: &str, base: &Path, root: &Path) -> String {
             if seen.contains(&full) {
                 continue;
             }
-            if let Ok(inner) = read_import(&full) {
+            if let Ok(inner) = read_import(disk, &full) {
                 let dir = full.parent().unwrap_or(Path::new("/")).to_path_buf();
-                visit(inner, &dir, full, root, seen, files);
+                visit(disk, inner, &dir, full, root, seen, files);
             }
         }
     }
     let mut files = Vec::new();
     visit(
+        disk,
         text.to_string(),
         base,
         base.to_path_buf(),
@@ -663,12 +689,12 @@ fn flat(text: &str, base: &Path, root: &Path) -> String {
 }
 
 /// An imported file's text, or Node's message for why it cannot be read.
-fn read_import(full: &Path) -> Result<String, String> {
+fn read_import(disk: &dyn Disk, full: &Path) -> Result<String, String> {
     let shown = full.to_string_lossy();
-    if let Err(e) = fs::metadata(full) {
+    if let Err(e) = disk.metadata(full) {
         return Err(node_error(&e, "access", &shown));
     }
-    match fs::read(full) {
+    match disk.read(full) {
         Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) if e.raw_os_error() == Some(21) => {
             Err("EISDIR: illegal operation on a directory, read".to_string())
@@ -691,7 +717,7 @@ fn node_error(e: &io::Error, syscall: &str, path: &str) -> String {
 }
 
 /// Whether an import stays inside `root` once links are resolved.
-fn valid_import(ip: &str, base: &Path, root: &Path) -> bool {
+fn valid_import(disk: &dyn Disk, ip: &str, base: &Path, root: &Path) -> bool {
     if ["file://", "http://", "https://"]
         .iter()
         .any(|p| ip.starts_with(p))
@@ -699,12 +725,13 @@ fn valid_import(ip: &str, base: &Path, root: &Path) -> bool {
         return false;
     }
     let Some(resolved) = real_path(
+        disk,
         &resolve(base, Path::new(&decode_uri(ip))),
         &mut HashSet::new(),
     ) else {
         return false;
     };
-    let Some(root) = real_path(root, &mut HashSet::new()) else {
+    let Some(root) = real_path(disk, root, &mut HashSet::new()) else {
         return false;
     };
     resolved.starts_with(&root)
@@ -741,22 +768,22 @@ fn decode_uri(s: &str) -> String {
 /// Gemini CLI's `robustRealpath`: the real path, or for a path that does
 /// not exist, its link followed or its parent's real path and its name;
 /// `None` where that fails (a loop).
-fn real_path(path: &Path, visited: &mut HashSet<PathBuf>) -> Option<PathBuf> {
+fn real_path(disk: &dyn Disk, path: &Path, visited: &mut HashSet<PathBuf>) -> Option<PathBuf> {
     if !visited.insert(path.to_path_buf()) {
         return None;
     }
-    match fs::canonicalize(path) {
+    match disk.canonicalize(path) {
         Ok(real) => Some(real),
         Err(e) if matches!(e.raw_os_error(), Some(2 | 21 | 36 | 20)) => {
-            if let Ok(meta) = fs::symlink_metadata(path) {
+            if let Ok(meta) = disk.symlink_metadata(path) {
                 if meta.file_type().is_symlink() {
-                    let target = fs::read_link(path).ok()?;
+                    let target = disk.read_link(path).ok()?;
                     let dir = path.parent().unwrap_or(Path::new("/"));
-                    return real_path(&resolve(dir, &target), visited);
+                    return real_path(disk, &resolve(dir, &target), visited);
                 }
             }
             let parent = path.parent()?;
-            Some(real_path(parent, visited)?.join(path.file_name()?))
+            Some(real_path(disk, parent, visited)?.join(path.file_name()?))
         }
         Err(_) => None,
     }

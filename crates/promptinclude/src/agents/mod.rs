@@ -11,6 +11,7 @@
 pub mod agent_zero;
 pub mod claude_code;
 pub mod codex;
+pub mod disk;
 pub mod gemini;
 mod js;
 pub mod pi;
@@ -98,25 +99,89 @@ pub struct Start<'a> {
 
 /// What `agent` loads when started as `start` says.
 pub fn context(agent: Agent, start: &Start<'_>) -> Result<AgentContext, ContextError> {
+    context_on(agent, start, &disk::Live)
+}
+
+/// The contexts `agent` loads when started in each directory of the tree at
+/// `root`: the root first, then its directories depth first, each
+/// directory's entries in name order (links to directories and `.git` not
+/// entered). They are computed together, in parallel, over one
+/// [`disk::Remembered`]: every file and directory is looked at once however
+/// many chains share it (`files` answers: [`disk::Live`], the system).
+/// Agent Zero's project is a whole tree, so for it only the root's context
+/// is given.
+pub fn contexts_under(
+    agent: Agent,
+    root: &Path,
+    home: &Path,
+    env: &(dyn Fn(&str) -> Option<OsString> + Sync),
+    files: &dyn disk::Disk,
+) -> Result<Vec<AgentContext>, ContextError> {
+    use disk::Disk as _;
+    use rayon::prelude::*;
+    let disk = disk::Remembered::over(files);
+    let root = disk
+        .canonicalize(root)
+        .map_err(|source| ContextError::Cwd {
+            path: root.to_path_buf(),
+            source,
+        })?;
+    let mut dirs = vec![root.clone()];
+    if agent != Agent::AgentZero {
+        let mut i = 0;
+        while i < dirs.len() {
+            let mut below: Vec<PathBuf> = disk
+                .read_dir(&dirs[i])
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(name, kind)| kind.is_dir() && name != ".git")
+                .map(|(name, _)| dirs[i].join(name))
+                .collect();
+            below.sort();
+            dirs.splice(i + 1..i + 1, below);
+            i += 1;
+        }
+    }
+    let env = |name: &str| env(name);
+    dirs.par_iter()
+        .map(|dir| {
+            let start = Start {
+                cwd: dir,
+                home,
+                env: &env,
+            };
+            context_on(agent, &start, &disk)
+        })
+        .collect()
+}
+
+/// [`context`], looking at the files through `disk`.
+pub fn context_on(
+    agent: Agent,
+    start: &Start<'_>,
+    disk: &dyn disk::Disk,
+) -> Result<AgentContext, ContextError> {
     match agent {
         Agent::Codex => {
             let codex_home = (start.env)("CODEX_HOME");
-            codex::context(&codex::Start {
+            let start = codex::Start {
                 cwd: start.cwd,
                 home: start.home,
                 codex_home: codex_home.as_deref(),
-            })
+            };
+            codex::context_on(&start, disk)
         }
         Agent::ClaudeCode => {
             let config_dir = (start.env)("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty());
             let disabled =
                 (start.env)("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty());
-            claude_code::context(&claude_code::Start {
+            let start = claude_code::Start {
                 cwd: start.cwd,
                 home: start.home,
                 config_dir: config_dir.as_deref(),
                 disabled,
-            })
+            };
+            claude_code::context_on(&start, disk)
         }
         Agent::AgentZero => {
             // The host's default configuration, with its A0_SET_ variables;
@@ -130,20 +195,22 @@ pub fn context(agent: Agent, start: &Start<'_>) -> Result<AgentContext, ContextE
         Agent::Gemini => {
             let gemini_home = (start.env)("GEMINI_CLI_HOME");
             let trust = (start.env)("GEMINI_CLI_TRUST_WORKSPACE");
-            gemini::context(&gemini::Start {
+            let start = gemini::Start {
                 cwd: start.cwd,
                 home: start.home,
                 gemini_home: gemini_home.as_deref(),
                 trust: trust.as_deref(),
-            })
+            };
+            gemini::context_on(&start, disk)
         }
         Agent::Pi => {
             let agent_dir = (start.env)("PI_CODING_AGENT_DIR");
-            pi::context(&pi::Start {
+            let start = pi::Start {
                 cwd: start.cwd,
                 home: start.home,
                 agent_dir: agent_dir.as_deref(),
-            })
+            };
+            pi::context_on(&start, disk)
         }
     }
 }

@@ -17,10 +17,10 @@
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
-use std::fs;
 use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 
+use super::disk::{Disk, Live};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::tokenize;
 
@@ -44,10 +44,17 @@ pub struct Start<'a> {
 
 /// What pi loads when started as `start` says.
 pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
-    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
-        path: start.cwd.to_path_buf(),
-        source,
-    })?;
+    context_on(start, &Live)
+}
+
+/// [`context`], looking at the files through `disk`.
+pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
+    let cwd = disk
+        .canonicalize(start.cwd)
+        .map_err(|source| ContextError::Cwd {
+            path: start.cwd.to_path_buf(),
+            source,
+        })?;
     let home = start.home.to_string_lossy();
     let agent_dir = match start.agent_dir.map(OsStr::to_string_lossy) {
         Some(dir) if dir == "~" => home.into_owned(),
@@ -60,14 +67,14 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
     let mut notes = Vec::new();
     let mut sent: Vec<(String, String)> = Vec::new();
     let mut seen = HashSet::new();
-    if let Some(found) = from_dir(&agent_dir, &cwd, Role::Global, &mut files, &mut notes) {
+    if let Some(found) = from_dir(disk, &agent_dir, &cwd, Role::Global, &mut files, &mut notes) {
         seen.insert(found.0.clone());
         sent.push(found);
     }
     let mut ancestors = Vec::new();
     for dir in cwd.ancestors() {
         let dir = dir.to_string_lossy();
-        if let Some(found) = from_dir(&dir, &cwd, Role::Project, &mut files, &mut notes) {
+        if let Some(found) = from_dir(disk, &dir, &cwd, Role::Project, &mut files, &mut notes) {
             if seen.insert(found.0.clone()) {
                 ancestors.push(found);
             }
@@ -113,6 +120,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 /// A directory's file (its path as pi names it, its text), recording what
 /// became of each candidate looked at.
 fn from_dir(
+    disk: &dyn Disk,
     dir: &str,
     cwd: &Path,
     role: Role,
@@ -122,7 +130,7 @@ fn from_dir(
     for name in CANDIDATES {
         let named = join(dir, name);
         let path = cwd.join(&named);
-        let Ok(meta) = fs::metadata(&path) else {
+        let Ok(meta) = disk.metadata(&path) else {
             continue;
         };
         let record = |outcome, bytes| ContextFile {
@@ -143,7 +151,7 @@ fn from_dir(
             ));
             return None;
         }
-        match fs::read(&path) {
+        match disk.read(&path) {
             Ok(bytes) => {
                 files.push(record(Outcome::Loaded, Some(bytes.len() as u64)));
                 return Some((named, String::from_utf8_lossy(&bytes).into_owned()));

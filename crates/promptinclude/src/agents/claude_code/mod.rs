@@ -31,10 +31,10 @@ mod markdown;
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::disk::{Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::tokenize;
@@ -213,6 +213,7 @@ struct Item {
 
 /// One walk's state: the paths taken, what became of files not sent.
 struct Walk<'a> {
+    disk: &'a dyn Disk,
     cwd: &'a Path,
     home: &'a Path,
     taken: HashSet<PathBuf>,
@@ -221,10 +222,17 @@ struct Walk<'a> {
 
 /// What Claude Code loads when started as `start` says.
 pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
-    let cwd = fs::canonicalize(start.cwd).map_err(|source| ContextError::Cwd {
-        path: start.cwd.to_path_buf(),
-        source,
-    })?;
+    context_on(start, &Live)
+}
+
+/// [`context`], looking at the files through `disk`.
+pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
+    let cwd = disk
+        .canonicalize(start.cwd)
+        .map_err(|source| ContextError::Cwd {
+            path: start.cwd.to_path_buf(),
+            source,
+        })?;
     let mut notes = Vec::new();
     if start.disabled {
         notes.push(
@@ -249,6 +257,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
     };
 
     let mut walk = Walk {
+        disk,
         cwd: &cwd,
         home: start.home,
         taken: HashSet::new(),
@@ -280,6 +289,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
     // directories again, then for AGENTS.md, with only the user's file taken.
     const CLAUDE_NAMES: [&str; 3] = ["/CLAUDE.md", "/.claude/CLAUDE.md", "/CLAUDE.local.md"];
     let fresh = || Walk {
+        disk,
         cwd: &cwd,
         home: start.home,
         taken: HashSet::from([user_md.clone()]),
@@ -311,7 +321,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
         for dir in &dirs {
             for name in ["AGENTS.md", ".claude/AGENTS.md"] {
                 let path = dir.join(name);
-                if let Some(meta) = fs::metadata(&path).ok().filter(|m| m.is_file()) {
+                if let Some(meta) = disk.metadata(&path).ok().filter(|m| m.is_file()) {
                     skipped.push(ContextFile {
                         path: path.clone(),
                         role: Role::Project,
@@ -381,7 +391,7 @@ impl<'a> Walk<'a> {
             self.skip(path, kind, None, parent, Skip::TooDeep);
             return Vec::new();
         }
-        let resolved = fs::canonicalize(path).ok();
+        let resolved = self.disk.canonicalize(path).ok();
         let linked = resolved.as_deref().filter(|r| *r != path);
         if depth > 0 && !anywhere && !inside(resolved.as_deref().unwrap_or(path), self.cwd) {
             self.skip(path, kind, None, parent, Skip::Outside);
@@ -397,7 +407,7 @@ impl<'a> Walk<'a> {
         if let Some(r) = linked {
             self.taken.insert(r.to_path_buf());
         }
-        let bytes = match read(path) {
+        let bytes = match read(self.disk, path) {
             Read::Text(bytes) => bytes,
             Read::Missing => {
                 if parent.is_some() {
@@ -475,37 +485,36 @@ impl<'a> Walk<'a> {
         if visited.contains(dir) {
             return Vec::new();
         }
-        let resolved = fs::canonicalize(dir).ok();
+        let resolved = self.disk.canonicalize(dir).ok();
         let anywhere = kind == Kind::User;
         visited.insert(dir.to_path_buf());
         if let Some(r) = resolved.as_deref().filter(|r| *r != dir) {
             visited.insert(r.to_path_buf());
         }
-        let is_link = fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+        let is_link = self
+            .disk
+            .symlink_metadata(dir)
+            .is_ok_and(|m| m.file_type().is_symlink());
         if !anywhere && is_link && !inside(resolved.as_deref().unwrap_or(dir), self.cwd) {
             return Vec::new();
         }
         let listed = resolved.as_deref().unwrap_or(dir);
-        let Ok(entries) = fs::read_dir(listed) else {
+        let Ok(entries) = self.disk.read_dir(listed) else {
             return Vec::new();
         };
         let mut items = Vec::new();
-        for entry in entries.flatten() {
-            let name = entry.file_name();
+        for (name, kind_of) in entries {
             let path = dir.join(&name);
             let named = discovered.unwrap_or(dir).join(&name);
-            let Ok(kind_of) = entry.file_type() else {
-                continue;
-            };
             // Claude Code names every entry by its real path (through a
             // linked rules directory too) and follows links to their type.
             let (target, meta) = if kind_of.is_symlink() {
-                match (fs::canonicalize(&path), fs::metadata(&path)) {
+                match (self.disk.canonicalize(&path), self.disk.metadata(&path)) {
                     (Ok(t), Ok(m)) => (t, m.file_type()),
                     _ => continue,
                 }
             } else {
-                (fs::canonicalize(&path).unwrap_or(path), kind_of)
+                (self.disk.canonicalize(&path).unwrap_or(path), kind_of)
             };
             let elsewhere = resolved.as_ref().is_some_and(|r| target != r.join(&name))
                 && !inside(&target, self.cwd);
@@ -680,8 +689,8 @@ enum Read {
 }
 
 /// A regular file (links followed) of at most [`MAX_FILE_BYTES`], read whole.
-fn read(path: &Path) -> Read {
-    let meta = match fs::metadata(path) {
+fn read(disk: &dyn Disk, path: &Path) -> Read {
+    let meta = match disk.metadata(path) {
         Ok(meta) => meta,
         Err(e)
             if matches!(
@@ -699,7 +708,7 @@ fn read(path: &Path) -> Read {
     if meta.len() > MAX_FILE_BYTES {
         return Read::TooLarge(meta.len());
     }
-    match fs::read(path) {
+    match disk.read(path) {
         Ok(bytes) => Read::Text(bytes),
         Err(e) => Read::Failed(e.to_string()),
     }

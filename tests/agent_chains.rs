@@ -1,0 +1,198 @@
+//! `agents::contexts_under`: every directory's context from one look at the
+//! tree equals the context computed for that directory alone, for every
+//! agent, and the file system is asked each question about a path once.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::fs::{self, FileType, Metadata};
+use std::io;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use promptinclude::agents::disk::{Disk, Live};
+use promptinclude::agents::{self, Agent, Start};
+
+/// The system, with every question it is asked written down.
+#[derive(Default)]
+struct Counted(Mutex<Vec<(&'static str, PathBuf)>>);
+
+impl Counted {
+    fn ask(&self, what: &'static str, path: &Path) {
+        self.0.lock().unwrap().push((what, path.to_path_buf()));
+    }
+}
+
+impl Disk for Counted {
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.ask("metadata", path);
+        Live.metadata(path)
+    }
+    fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.ask("symlink_metadata", path);
+        Live.symlink_metadata(path)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.ask("canonicalize", path);
+        Live.canonicalize(path)
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.ask("read", path);
+        Live.read(path)
+    }
+    fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        self.ask("read_prefix", &path.join(limit.to_string()));
+        Live.read_prefix(path, limit)
+    }
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>> {
+        self.ask("read_dir", path);
+        Live.read_dir(path)
+    }
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        self.ask("read_link", path);
+        Live.read_link(path)
+    }
+    fn readable(&self, path: &Path) -> bool {
+        self.ask("readable", path);
+        Live.readable(path)
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// A monorepo with every agent's files at several depths.
+fn monorepo(base: &Path) -> (PathBuf, PathBuf) {
+    let repo = base.join("repo");
+    let home = base.join("home");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    write(&repo.join(".git/HEAD"), "ref: refs/heads/main\n");
+    write(&home.join(".codex/AGENTS.md"), "GLOBAL CODEX\n");
+    write(&home.join(".claude/CLAUDE.md"), "USER CLAUDE @~/extra.md\n");
+    write(&home.join("extra.md"), "EXTRA\n");
+    write(&home.join(".gemini/GEMINI.md"), "GLOBAL GEMINI\n");
+    write(&repo.join("AGENTS.md"), "ROOT AGENTS\n");
+    write(&repo.join("GEMINI.md"), "ROOT GEMINI @./docs/g.md\n");
+    write(&repo.join("docs/g.md"), "G\n");
+    write(&repo.join("packages/web/AGENTS.md"), "WEB AGENTS\n");
+    write(
+        &repo.join("packages/web/CLAUDE.md"),
+        "WEB CLAUDE @style.md\n",
+    );
+    write(&repo.join("packages/web/style.md"), "STYLE\n");
+    write(&repo.join("packages/web/.claude/rules/a.md"), "RULE A\n");
+    write(
+        &repo.join("packages/web/.claude/rules/b.md"),
+        "---\npaths: [\"*.ts\"]\n---\nRULE B\n",
+    );
+    write(
+        &repo.join("packages/web/src/AGENTS.override.md"),
+        "OVERRIDE\n",
+    );
+    write(&repo.join("packages/api/CLAUDE.md"), "  \n");
+    write(&repo.join("packages/api/GEMINI.md"), "API GEMINI\n");
+    write(
+        &repo.join("packages/api/v1/deep/AGENTS.md"),
+        &"deep ".repeat(9000),
+    );
+    write(&repo.join("services/pay/CLAUDE.local.md"), "LOCAL\n");
+    write(&repo.join("services/pay/AGENTS.md"), "PAY AGENTS\n");
+    write(&repo.join("services/pay/rule.promptinclude.md"), "ZERO\n");
+    symlink(repo.join("AGENTS.md"), repo.join("services/LINKED.md")).unwrap();
+    symlink(repo.join("packages"), repo.join("services/packages-link")).unwrap();
+    (repo, home)
+}
+
+#[test]
+fn every_directorys_context_from_one_look_equals_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let (repo, home) = monorepo(&base);
+    let env = |name: &str| (name == "GEMINI_CLI_TRUST_WORKSPACE").then(|| OsString::from("true"));
+    for agent in Agent::ALL {
+        let counted = Counted::default();
+        let together = agents::contexts_under(agent, &repo, &home, &env, &counted).unwrap();
+        let dirs: Vec<&Path> = together.iter().map(|c| c.cwd.as_path()).collect();
+        if agent == Agent::AgentZero {
+            assert_eq!(dirs, [repo.as_path()]);
+        } else {
+            // Root first, depth first, names sorted; links and .git not entered.
+            let expected: Vec<PathBuf> = [
+                "",
+                "docs",
+                "packages",
+                "packages/api",
+                "packages/api/v1",
+                "packages/api/v1/deep",
+                "packages/web",
+                "packages/web/.claude",
+                "packages/web/.claude/rules",
+                "packages/web/src",
+                "services",
+                "services/pay",
+            ]
+            .iter()
+            .map(|d| {
+                if d.is_empty() {
+                    repo.clone()
+                } else {
+                    repo.join(d)
+                }
+            })
+            .collect();
+            assert_eq!(
+                dirs,
+                expected.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+                "{agent:?}"
+            );
+        }
+        for context in &together {
+            let alone = agents::context(
+                agent,
+                &Start {
+                    cwd: &context.cwd,
+                    home: &home,
+                    env: &env,
+                },
+            )
+            .unwrap();
+            assert_eq!(context, &alone, "{agent:?} in {}", context.cwd.display());
+        }
+        let asked = counted.0.into_inner().unwrap();
+        let mut once = HashSet::new();
+        for question in &asked {
+            assert!(
+                once.insert(question),
+                "{agent:?}: asked twice: {question:?}"
+            );
+        }
+        if agent != Agent::AgentZero {
+            assert!(
+                asked.len() > together.len(),
+                "{agent:?}: the walk asked something"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_chains_differ_where_the_files_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let (repo, home) = monorepo(&base);
+    let env = |_: &str| None;
+    let codex = agents::contexts_under(Agent::Codex, &repo, &home, &env, &Live).unwrap();
+    let raw_in = |d: &str| {
+        codex
+            .iter()
+            .find(|c| c.cwd == repo.join(d))
+            .and_then(|c| c.raw())
+            .unwrap_or_default()
+    };
+    assert!(raw_in("packages/web/src").contains("ROOT AGENTS\n\n\nWEB AGENTS\n\n\nOVERRIDE"));
+    assert!(!raw_in("packages/api").contains("WEB AGENTS"));
+    // The deep file is cut to what the chain leaves of the 32 KiB budget.
+    assert!(raw_in("packages/api/v1/deep").len() < 9000 * 5);
+}
