@@ -156,15 +156,16 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             .collect(),
     );
     let mut files = Vec::new();
-    let mut texts: Vec<(PathBuf, String)> = Vec::new();
+    let mut texts: Vec<(PathBuf, String, Vec<ContextFile>)> = Vec::new();
     for path in &all {
         let role = if global.contains(path) {
             Role::Global
         } else {
             Role::Project
         };
-        match read_context_file(disk, path, &settings) {
-            Ok(text) => texts.push((path.clone(), text)),
+        let mut imports = Vec::new();
+        match read_context_file(disk, path, &settings, role, &mut imports) {
+            Ok(text) => texts.push((path.clone(), text, imports)),
             Err(e) => files.push(ContextFile {
                 path: path.clone(),
                 role,
@@ -175,7 +176,12 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             }),
         }
     }
-    let text_of = |p: &PathBuf| texts.iter().find(|(q, _)| q == p).map(|(_, t)| t.as_str());
+    let text_of = |p: &PathBuf| {
+        texts
+            .iter()
+            .find(|(q, _, _)| q == p)
+            .map(|(_, t, imports)| (t.as_str(), imports))
+    };
     let mut sent_files = Vec::new();
     let blocks = |list: &[PathBuf],
                   role: Role,
@@ -183,7 +189,9 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
                   files: &mut Vec<ContextFile>| {
         let mut out = Vec::new();
         for path in list {
-            let Some(text) = text_of(path) else { continue };
+            let Some((text, imports)) = text_of(path) else {
+                continue;
+            };
             let trimmed = js_trim(text);
             let bytes = bytes_of(disk, path);
             if trimmed.is_empty() {
@@ -206,6 +214,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
                 outcome: Outcome::Loaded,
                 parent: None,
             });
+            sent_files.extend(imports.iter().cloned());
             out.push(format!(
                 "--- Context from: {shown} ---\n{trimmed}\n--- End of Context from: {shown} ---"
             ));
@@ -487,8 +496,15 @@ fn slug(cwd: &Path) -> String {
     }
 }
 
-/// A context file's text with its imports processed.
-fn read_context_file(disk: &dyn Disk, path: &Path, settings: &Settings) -> io::Result<String> {
+/// A context file's text with its imports processed (what became of each
+/// import recorded in `imports`, as of `role`).
+fn read_context_file(
+    disk: &dyn Disk,
+    path: &Path,
+    settings: &Settings,
+    role: Role,
+    imports: &mut Vec<ContextFile>,
+) -> io::Result<String> {
     let bytes = disk.read(path)?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let base = path.parent().unwrap_or(Path::new("/"));
@@ -496,7 +512,12 @@ fn read_context_file(disk: &dyn Disk, path: &Path, settings: &Settings) -> io::R
     let processed = if settings.flat {
         flat(disk, &text, base, &root)
     } else {
-        tree(disk, &text, base, 0, &HashSet::new(), &root)
+        let mut found = Found {
+            role,
+            importer: path.to_path_buf(),
+            files: imports,
+        };
+        tree(disk, &text, base, 0, &HashSet::new(), &root, &mut found)
     };
     Ok(processed)
 }
@@ -573,6 +594,27 @@ fn code_regions(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// What became of the imports of one context file (for the report).
+struct Found<'a> {
+    role: Role,
+    /// The file whose text holds the import being looked at.
+    importer: PathBuf,
+    files: &'a mut Vec<ContextFile>,
+}
+
+impl Found<'_> {
+    fn record(&mut self, path: PathBuf, bytes: Option<u64>, outcome: Outcome) {
+        self.files.push(ContextFile {
+            path,
+            role: self.role,
+            bytes,
+            tokens: 0,
+            outcome,
+            parent: Some(self.importer.clone()),
+        });
+    }
+}
+
 /// Imports inlined (Gemini CLI's default "tree" format); `seen` holds the
 /// files above this one in the chain.
 fn tree(
@@ -582,8 +624,23 @@ fn tree(
     depth: usize,
     seen: &HashSet<PathBuf>,
     root: &Path,
+    found: &mut Found<'_>,
 ) -> String {
     if depth >= MAX_DEPTH {
+        // Sent as it is: its imports are not followed.
+        let regions = code_regions(text);
+        for import in find_imports(text) {
+            if !regions
+                .iter()
+                .any(|(s, e)| import.start >= *s && import.start < *e)
+            {
+                found.record(
+                    resolve(base, Path::new(import.path)),
+                    None,
+                    Outcome::Skipped(Skip::TooDeep),
+                );
+            }
+        }
         return text.to_string();
     }
     let regions = code_regions(text);
@@ -601,15 +658,17 @@ fn tree(
             out.push_str(ip);
             continue;
         }
+        let full = resolve(base, Path::new(ip));
         if !valid_import(disk, ip, base, root) {
             out.push_str(&format!(
                 "<!-- Import failed: {ip} - Path traversal attempt -->"
             ));
+            found.record(full, None, Outcome::Skipped(Skip::Outside));
             continue;
         }
-        let full = resolve(base, Path::new(ip));
         if seen.contains(&full) {
             out.push_str(&format!("<!-- File already processed: {ip} -->"));
+            found.record(full, None, Outcome::Skipped(Skip::Repeated));
             continue;
         }
         match read_import(disk, &full) {
@@ -617,12 +676,18 @@ fn tree(
                 let mut below = seen.clone();
                 below.insert(full.clone());
                 let dir = full.parent().unwrap_or(Path::new("/"));
-                let inner = tree(disk, &inner, dir, depth + 1, &below, root);
+                found.record(full.clone(), Some(inner.len() as u64), Outcome::Loaded);
+                let importer = std::mem::replace(&mut found.importer, full.clone());
+                let inner = tree(disk, &inner, dir, depth + 1, &below, root, found);
+                found.importer = importer;
                 out.push_str(&format!(
                     "<!-- Imported from: {ip} -->\n{inner}\n<!-- End of import from: {ip} -->"
                 ));
             }
-            Err(message) => out.push_str(&format!("<!-- Import failed: {ip} - {message} -->")),
+            Err(message) => {
+                out.push_str(&format!("<!-- Import failed: {ip} - {message} -->"));
+                found.record(full, None, Outcome::Skipped(Skip::NotFound));
+            }
         }
     }
     out.push_str(&text[last..]);

@@ -56,7 +56,7 @@ fn detail(outcome: &Outcome) -> String {
         Outcome::Skipped(Skip::TooDeep) => " (import: nested too deep)".to_string(),
         Outcome::Skipped(Skip::Repeated) => " (import: already loaded)".to_string(),
         Outcome::Skipped(Skip::Outside) => {
-            " (import outside the working directory: not approved)".to_string()
+            " (import outside where the agent follows imports: left out)".to_string()
         }
     }
 }
