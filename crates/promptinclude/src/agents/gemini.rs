@@ -73,12 +73,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 
 /// [`context`], looking at the files through `disk`.
 pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
-    let cwd = disk
-        .canonicalize(start.cwd)
-        .map_err(|source| ContextError::Cwd {
-            path: start.cwd.to_path_buf(),
-            source,
-        })?;
+    let cwd = super::physical_cwd(disk, start.cwd)?;
     let home = match start.gemini_home.filter(|h| !h.is_empty()) {
         Some(h) => resolve(&cwd, Path::new(h)),
         None => start.home.to_path_buf(),

@@ -155,6 +155,15 @@ pub fn contexts_under(
         .collect()
 }
 
+/// The working directory by its physical path (links resolved), as every
+/// modelled agent names it; the agent would not start where this fails.
+fn physical_cwd(disk: &dyn disk::Disk, cwd: &Path) -> Result<PathBuf, ContextError> {
+    disk.canonicalize(cwd).map_err(|source| ContextError::Cwd {
+        path: cwd.to_path_buf(),
+        source,
+    })
+}
+
 /// [`context`], looking at the files through `disk`.
 pub fn context_on(
     agent: Agent,

@@ -49,12 +49,7 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 
 /// [`context`], looking at the files through `disk`.
 pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
-    let cwd = disk
-        .canonicalize(start.cwd)
-        .map_err(|source| ContextError::Cwd {
-            path: start.cwd.to_path_buf(),
-            source,
-        })?;
+    let cwd = super::physical_cwd(disk, start.cwd)?;
     let home = start.home.to_string_lossy();
     let agent_dir = match start.agent_dir.map(OsStr::to_string_lossy) {
         Some(dir) if dir == "~" => home.into_owned(),
