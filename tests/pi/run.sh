@@ -52,5 +52,9 @@ fi
 echo "tests/pi: pi $(node -p 'require("./node_modules/@mariozechner/pi-coding-agent/package.json").version'), node $(node --version), promptinclude=$PROMPTINCLUDE_BIN"
 
 # No TTY in CI: force the TAP reporter so the summary lines are always printed.
-exec node --test --test-reporter=tap --test-concurrency=2 --test-timeout=240000 \
+# Each file runs as one test under --test-timeout: the context differential's
+# hundred-odd agent sessions take minutes on a loaded machine, and each of its
+# tests has its own, tighter timeout (context-harness.mjs), so the file's is
+# only a backstop.
+exec node --test --test-reporter=tap --test-concurrency=2 --test-timeout=1200000 \
 	e2e.test.mjs typecheck.test.mjs context-pi.test.mjs </dev/null
