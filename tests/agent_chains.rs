@@ -10,7 +10,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use promptinclude::agents::disk::{Disk, Live};
+use promptinclude::agents::disk::{Disk, Live, Remembered};
 use promptinclude::agents::{self, Agent, Start};
 
 /// The system, with every question it is asked written down.
@@ -113,7 +113,8 @@ fn every_directorys_context_from_one_look_equals_its_own() {
     let env = |name: &str| (name == "GEMINI_CLI_TRUST_WORKSPACE").then(|| OsString::from("true"));
     for agent in Agent::ALL {
         let counted = Counted::default();
-        let together = agents::contexts_under(agent, &repo, &home, &env, &counted).unwrap();
+        let together =
+            agents::contexts_under(agent, &repo, &home, &env, &Remembered::over(&counted)).unwrap();
         let dirs: Vec<&Path> = together.iter().map(|c| c.cwd.as_path()).collect();
         if agent == Agent::AgentZero {
             assert_eq!(dirs, [repo.as_path()]);
@@ -183,7 +184,8 @@ fn the_chains_differ_where_the_files_do() {
     let base = fs::canonicalize(dir.path()).unwrap();
     let (repo, home) = monorepo(&base);
     let env = |_: &str| None;
-    let codex = agents::contexts_under(Agent::Codex, &repo, &home, &env, &Live).unwrap();
+    let codex =
+        agents::contexts_under(Agent::Codex, &repo, &home, &env, &Remembered::over(&Live)).unwrap();
     let raw_in = |d: &str| {
         codex
             .iter()

@@ -26,7 +26,7 @@ use crate::config::env;
 use crate::project::Resolver;
 
 /// An agent whose context loading is modelled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
     /// OpenAI Codex CLI (`AGENTS.md`).
@@ -105,9 +105,9 @@ pub fn context(agent: Agent, start: &Start<'_>) -> Result<AgentContext, ContextE
 /// The contexts `agent` loads when started in each directory of the tree at
 /// `root`: the root first, then its directories depth first, each
 /// directory's entries in name order (links to directories and `.git` not
-/// entered). They are computed together, in parallel, over one
-/// [`disk::Remembered`]: every file and directory is looked at once however
-/// many chains share it (`files` answers: [`disk::Live`], the system).
+/// entered). They are computed together, in parallel, over `disk`, which
+/// asks the system each question once however many chains share a file
+/// (one [`disk::Remembered`] can serve every agent of one look at a tree).
 /// Agent Zero's project is a whole tree, so for it only the root's context
 /// is given.
 pub fn contexts_under(
@@ -115,33 +115,14 @@ pub fn contexts_under(
     root: &Path,
     home: &Path,
     env: &(dyn Fn(&str) -> Option<OsString> + Sync),
-    files: &dyn disk::Disk,
+    disk: &disk::Remembered<'_>,
 ) -> Result<Vec<AgentContext>, ContextError> {
-    use disk::Disk as _;
     use rayon::prelude::*;
-    let disk = disk::Remembered::over(files);
-    let root = disk
-        .canonicalize(root)
-        .map_err(|source| ContextError::Cwd {
-            path: root.to_path_buf(),
-            source,
-        })?;
-    let mut dirs = vec![root.clone()];
-    if agent != Agent::AgentZero {
-        let mut i = 0;
-        while i < dirs.len() {
-            let mut below: Vec<PathBuf> = disk
-                .read_dir(&dirs[i])
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|(name, kind)| kind.is_dir() && name != ".git")
-                .map(|(name, _)| dirs[i].join(name))
-                .collect();
-            below.sort();
-            dirs.splice(i + 1..i + 1, below);
-            i += 1;
-        }
-    }
+    let dirs = if agent == Agent::AgentZero {
+        vec![physical_cwd(disk, root)?]
+    } else {
+        directories(root, disk)?
+    };
     let env = |name: &str| env(name);
     dirs.par_iter()
         .map(|dir| {
@@ -150,9 +131,29 @@ pub fn contexts_under(
                 home,
                 env: &env,
             };
-            context_on(agent, &start, &disk)
+            context_on(agent, &start, disk)
         })
         .collect()
+}
+
+/// Every directory of the tree at `root` by its physical path, in
+/// [`contexts_under`]'s order.
+pub fn directories(root: &Path, disk: &dyn disk::Disk) -> Result<Vec<PathBuf>, ContextError> {
+    let mut dirs = vec![physical_cwd(disk, root)?];
+    let mut i = 0;
+    while i < dirs.len() {
+        let mut below: Vec<PathBuf> = disk
+            .read_dir(&dirs[i])
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(name, kind)| kind.is_dir() && name != ".git")
+            .map(|(name, _)| dirs[i].join(name))
+            .collect();
+        below.sort();
+        dirs.splice(i + 1..i + 1, below);
+        i += 1;
+    }
+    Ok(dirs)
 }
 
 /// The working directory by its physical path (links resolved), as every
@@ -225,7 +226,7 @@ pub fn context_on(
 }
 
 /// Where a context file comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The user's own file (Codex: `$CODEX_HOME/AGENTS.md`).
@@ -238,7 +239,7 @@ pub enum Role {
 }
 
 /// What became of one file the agent considered.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// Sent whole.
     Loaded,
@@ -259,7 +260,7 @@ pub enum Outcome {
 }
 
 /// Why a file is not sent.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Skip {
     /// Empty, or only whitespace (after the agent's cut).
     Blank,
@@ -288,7 +289,7 @@ pub enum Skip {
 }
 
 /// One file the agent considered, in the order it considers them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ContextFile {
     /// The path as the agent opens it.
     pub path: PathBuf,
@@ -305,7 +306,7 @@ pub struct ContextFile {
 }
 
 /// An agent's byte limit, and how much of it is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ByteLimit {
     /// The limit (Codex: `project_doc_max_bytes`, for the project files together).
     pub max: u64,

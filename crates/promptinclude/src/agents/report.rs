@@ -173,25 +173,50 @@ pub fn json(context: &AgentContext) -> String {
     json_of(context)
 }
 
-fn json_of<'a>(context: &'a AgentContext) -> String {
-    #[derive(Serialize)]
-    struct File<'a> {
-        path: String,
-        role: Role,
-        bytes: Option<u64>,
-        tokens: usize,
-        status: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        at: Option<u64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        of: Option<u64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        by: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        imported_by: Option<String>,
+/// One file of a context in JSON (as `context --json` and `audit --agents
+/// --json` give it).
+#[derive(Serialize)]
+pub(crate) struct FileJson<'a> {
+    path: String,
+    role: Role,
+    bytes: Option<u64>,
+    tokens: usize,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    of: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    imported_by: Option<String>,
+}
+
+/// `f` in JSON.
+pub(crate) fn file_json(f: &ContextFile) -> FileJson<'_> {
+    let (at, of, by, error) = match &f.outcome {
+        Outcome::Truncated { at, of } => (Some(*at), Some(*of), None, None),
+        Outcome::Shadowed { by } => (None, None, Some(by.to_string_lossy().into_owned()), None),
+        Outcome::Skipped(Skip::Unreadable(e)) => (None, None, None, Some(e.as_str())),
+        _ => (None, None, None, None),
+    };
+    FileJson {
+        path: f.path.to_string_lossy().into_owned(),
+        role: f.role,
+        bytes: f.bytes,
+        tokens: f.tokens,
+        status: status(&f.outcome),
+        at,
+        of,
+        by,
+        error,
+        imported_by: f.parent.as_ref().map(|p| p.to_string_lossy().into_owned()),
     }
+}
+
+fn json_of(context: &AgentContext) -> String {
     #[derive(Serialize)]
     struct JsonPart<'a> {
         place: super::Place,
@@ -206,7 +231,7 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
         version: &'static str,
         cwd: String,
         root: Option<String>,
-        files: Vec<File<'a>>,
+        files: Vec<FileJson<'a>>,
         limit: Option<super::ByteLimit>,
         parts: Vec<JsonPart<'a>>,
         raw: Option<&'a str>,
@@ -214,26 +239,6 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
         raw_tokens: Option<usize>,
         notes: &'a [String],
     }
-    let file = |f: &'a ContextFile| {
-        let (at, of, by, error) = match &f.outcome {
-            Outcome::Truncated { at, of } => (Some(*at), Some(*of), None, None),
-            Outcome::Shadowed { by } => (None, None, Some(by.to_string_lossy().into_owned()), None),
-            Outcome::Skipped(Skip::Unreadable(e)) => (None, None, None, Some(e.as_str())),
-            _ => (None, None, None, None),
-        };
-        File {
-            path: f.path.to_string_lossy().into_owned(),
-            role: f.role,
-            bytes: f.bytes,
-            tokens: f.tokens,
-            status: status(&f.outcome),
-            at,
-            of,
-            by,
-            error,
-            imported_by: f.parent.as_ref().map(|p| p.to_string_lossy().into_owned()),
-        }
-    };
     let raw = context.raw();
     let doc = Doc {
         schema: SCHEMA,
@@ -244,7 +249,7 @@ fn json_of<'a>(context: &'a AgentContext) -> String {
             .root
             .as_ref()
             .map(|r| r.to_string_lossy().into_owned()),
-        files: context.files.iter().map(file).collect(),
+        files: context.files.iter().map(file_json).collect(),
         limit: context.limit,
         parts: context
             .parts

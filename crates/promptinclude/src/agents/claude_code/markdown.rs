@@ -50,6 +50,15 @@ pub fn parse(text: &str, with_imports: bool) -> Parsed {
 
 /// The body after the front matter, and whether `paths:` scopes it.
 fn front_matter(text: &str) -> (&str, bool) {
+    match split_front_matter(text) {
+        Some((yaml, body)) => (body, scoped(yaml)),
+        None => (text, false),
+    }
+}
+
+/// The front matter's YAML and the body after it, when the file starts
+/// with front matter as Claude Code finds it.
+fn split_front_matter(text: &str) -> Option<(&str, &str)> {
     static OPEN: OnceLock<Regex> = OnceLock::new();
     let open = OPEN.get_or_init(|| {
         Regex::new(&format!(
@@ -59,42 +68,136 @@ fn front_matter(text: &str) -> (&str, bool) {
     });
     let unmarked = text.strip_prefix('\u{feff}').unwrap_or(text);
     if unmarked.get(3..).is_none_or(|rest| !rest.contains("---")) {
-        return (text, false);
+        return None;
     }
-    let Some(found) = open.captures(unmarked) else {
-        return (text, false);
-    };
+    let found = open.captures(unmarked)?;
     let whole = found.get(0).expect("group 0");
     let yaml = found.get(1).map_or("", |m| m.as_str());
-    (&unmarked[whole.end()..], scoped(yaml))
+    Some((yaml, &unmarked[whole.end()..]))
+}
+
+/// The front matter as Claude Code loads it: Bun's YAML, then, if that
+/// fails, again with values quoted; `None` when neither parses.
+fn load(yaml: &str) -> Option<Yaml> {
+    let loaded =
+        YamlLoader::load_from_str(yaml).or_else(|_| YamlLoader::load_from_str(&quote_values(yaml)));
+    loaded.ok()?.into_iter().next()
 }
 
 /// Whether the front matter's `paths` names anything but `**` (Claude Code
 /// parses it with Bun's YAML, then, if that fails, again with every
 /// `key: value` line whose value holds a YAML indicator quoted).
 fn scoped(yaml: &str) -> bool {
-    let loaded =
-        YamlLoader::load_from_str(yaml).or_else(|_| YamlLoader::load_from_str(&quote_values(yaml)));
-    let Ok(documents) = loaded else {
-        return false;
-    };
-    let Some(Yaml::Hash(map)) = documents.into_iter().next() else {
+    let Some(Yaml::Hash(map)) = load(yaml) else {
         return false;
     };
     let Some(paths) = map.get(&Yaml::String("paths".to_string())) else {
         return false;
     };
-    if !truthy(paths) {
-        return false;
-    }
+    truthy(paths) && !scope_patterns(paths).iter().all(|p| p == "**")
+}
+
+/// The patterns `paths` scopes to, as Claude Code matches them (`/**` cut
+/// from each, empty ones dropped).
+fn scope_patterns(paths: &Yaml) -> Vec<String> {
     let mut patterns = Vec::new();
     collect_patterns(paths, &mut patterns);
-    let patterns: Vec<&str> = patterns
+    patterns
         .iter()
         .map(|p| p.strip_suffix("/**").unwrap_or(p))
         .filter(|p| !p.is_empty())
-        .collect();
-    !patterns.iter().all(|p| *p == "**")
+        .map(str::to_string)
+        .collect()
+}
+
+/// A rule's `paths:` as Claude Code reads it, and where that may differ
+/// from what its author meant (for `audit --agents`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// The 1-based line of `paths:` in the file.
+    pub line: usize,
+    /// Whether Claude Code scopes the rule (never loads it at start).
+    pub scoped: bool,
+    /// The glob patterns it is scoped to (when it is).
+    pub patterns: Vec<String>,
+    /// How Claude Code reads it differently from how it is written.
+    pub surprises: Vec<String>,
+}
+
+/// The `paths:` of a file's front matter; `None` when it has none.
+pub fn scope(text: &str) -> Option<Scope> {
+    let (yaml, _) = split_front_matter(text)?;
+    let offset = yaml.as_ptr() as usize - text.as_ptr() as usize;
+    let at = yaml
+        .split_inclusive('\n')
+        .scan(0, |start, line| {
+            let here = *start;
+            *start += line.len();
+            Some((here, line))
+        })
+        .find(|(_, line)| line.starts_with("paths:"))?
+        .0;
+    let line = text[..offset + at].matches('\n').count() + 1;
+    let mut surprises = Vec::new();
+    let Some(Yaml::Hash(map)) = load(yaml) else {
+        surprises.push(
+            "the front matter is not YAML Claude Code can read, so `paths:` is ignored and the rule loads everywhere"
+                .to_string(),
+        );
+        return Some(Scope {
+            line,
+            scoped: false,
+            patterns: Vec::new(),
+            surprises,
+        });
+    };
+    let paths = map
+        .get(&Yaml::String("paths".to_string()))
+        .cloned()
+        .unwrap_or(Yaml::Null);
+    if !truthy(&paths) || matches!(&paths, Yaml::Array(items) if items.is_empty()) {
+        surprises.push(
+            "`paths:` is empty, which does not scope the rule: it loads everywhere".to_string(),
+        );
+    }
+    if let Yaml::Array(items) = &paths {
+        for (i, item) in items.iter().enumerate() {
+            if !matches!(item, Yaml::String(_) | Yaml::Array(_)) {
+                surprises.push(format!("`paths:` item {} is not a string: ignored", i + 1));
+            }
+        }
+    }
+    let mut written = Vec::new();
+    collect_patterns(&paths, &mut written);
+    for pattern in &written {
+        if pattern.starts_with("./") {
+            surprises.push(format!(
+                "{pattern:?} never matches: Claude Code matches paths from the rule's directory, which never start with ./"
+            ));
+        } else if let Some(dir) = pattern
+            .strip_suffix("/**")
+            .filter(|d| !d.contains('/') && *d != "**")
+        {
+            surprises.push(format!(
+                "{pattern:?} is read as {dir:?}, which matches a {dir} directory at any depth, not only the one at the top"
+            ));
+        } else if !pattern.contains('/') && pattern != "**" {
+            surprises.push(format!(
+                "{pattern:?} matches at any depth (the documentation says a pattern such as *.md names files at the project root only)"
+            ));
+        }
+    }
+    let scoped = scoped(yaml);
+    Some(Scope {
+        line,
+        scoped,
+        patterns: if scoped {
+            scope_patterns(&paths)
+        } else {
+            Vec::new()
+        },
+        surprises,
+    })
 }
 
 /// JavaScript truthiness of a loaded YAML value.

@@ -29,6 +29,8 @@
 
 mod markdown;
 
+pub use markdown::{scope as rule_scope, Scope as RuleScope};
+
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io;
@@ -41,6 +43,19 @@ use crate::tokenize;
 
 /// The Claude Code version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "2.1.332";
+
+/// The size past which Claude Code warns that an instruction file "will
+/// impact performance", in characters (JavaScript's: UTF-16 code units) of
+/// its text without front matter and comments; each file on its own. It is
+/// `max(40000, 5% of the model's context window in characters)`: 40,000
+/// for the 200k-token models.
+pub const RECOMMENDED_MAX_CHARS: usize = 40_000;
+
+/// The length Claude Code measures a file's text by against
+/// [`RECOMMENDED_MAX_CHARS`]: UTF-16 code units of the text it loads.
+pub fn measured_chars(text: &str) -> usize {
+    markdown::parse(text, false).content.encode_utf16().count()
+}
 
 /// The largest file Claude Code reads as instructions.
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
