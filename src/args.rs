@@ -601,26 +601,52 @@ pub enum FailOn {
     Warning,
     /// A warning of this kind (`symlink_outside_root`, `withheld`, …).
     Kind(promptinclude::audit::warnings::WarningKind),
+    /// An `--agents` warning of this kind (`truncated`, `dead_scope`, …).
+    AgentKind(promptinclude::audit::agents::AgentWarningKind),
 }
 
 fn parse_fail_on(text: &str) -> Result<FailOn, String> {
+    use promptinclude::audit::agents::AgentWarningKind;
     use promptinclude::audit::warnings::WarningKind;
+    let kind = WarningKind::ALL
+        .into_iter()
+        .find(|kind| kind.as_str() == text)
+        .map(FailOn::Kind);
+    let agent_kind = || {
+        AgentWarningKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == text)
+            .map(FailOn::AgentKind)
+    };
     match text {
         "cropped" => Ok(FailOn::Cropped),
         "skipped" => Ok(FailOn::Skipped),
         "warning" => Ok(FailOn::Warning),
-        _ => WarningKind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == text)
-            .map(FailOn::Kind)
-            .ok_or_else(|| {
-                let kinds: Vec<&str> = WarningKind::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "expected cropped, skipped, warning or a warning kind ({})",
-                    kinds.join(", ")
-                )
-            }),
+        _ => kind.or_else(agent_kind).ok_or_else(|| {
+            let kinds: Vec<&str> = WarningKind::ALL.iter().map(|k| k.as_str()).collect();
+            let agent_kinds: Vec<&str> =
+                AgentWarningKind::ALL.iter().map(|k| k.as_str()).collect();
+            format!(
+                "expected cropped, skipped, warning, a warning kind ({}) or, with --agents, an agent warning kind ({})",
+                kinds.join(", "),
+                agent_kinds.join(", ")
+            )
+        }),
     }
+}
+
+/// One item of `audit --agents`: an agent, or `all` (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentChoice(pub Option<promptinclude::agents::Agent>);
+
+fn parse_agent_choice(text: &str) -> Result<AgentChoice, String> {
+    use promptinclude::agents::Agent;
+    if text == "all" {
+        return Ok(AgentChoice(None));
+    }
+    Agent::from_name(text)
+        .map(|agent| AgentChoice(Some(agent)))
+        .ok_or_else(|| format!("expected all or some of {}", Agent::names()))
 }
 
 /// When to colour output.
@@ -669,6 +695,25 @@ pub struct AuditArgs {
     /// Embed each root's rendered section in the HTML page (collapsed).
     #[arg(long, requires = "html", help_heading = "HTML report")]
     pub html_include_content: bool,
+    /// Also audit what other agents load across each root: `all`, or a
+    /// comma-separated list of agent-zero, claude-code, codex, gemini, pi.
+    /// For each agent, every distinct load chain (the directories where it
+    /// loads the same files) with its cost against the agent's limit; then
+    /// warnings: truncated, shadowed, dead_scope, bad_front_matter,
+    /// unresolved_import, import_too_deep, import_cycle, duplicate,
+    /// over_recommended, not_shared (each a --fail-on gate). Cursor's and
+    /// Copilot's rules are linted from their documentation only.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        value_parser = parse_agent_choice,
+        help_heading = "Agents"
+    )]
+    pub agents: Vec<AgentChoice>,
+    /// The home directory the agents read their user files from (default: $HOME).
+    #[arg(long, value_name = "DIR", requires = "agents", help_heading = "Agents")]
+    pub home: Option<PathBuf>,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]

@@ -9,6 +9,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use promptinclude::agents::Agent;
+use promptinclude::audit::agents::{audit_tree, AgentWarningKind, Setup};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::warnings::WarningKind;
@@ -33,6 +35,7 @@ struct Gates {
     skipped: bool,
     warning: bool,
     kinds: Vec<WarningKind>,
+    agent_kinds: Vec<AgentWarningKind>,
     max_tokens: Option<u64>,
 }
 
@@ -47,6 +50,14 @@ impl Gates {
                 .iter()
                 .filter_map(|gate| match gate {
                     FailOn::Kind(kind) => Some(*kind),
+                    _ => None,
+                })
+                .collect(),
+            agent_kinds: args
+                .fail_on
+                .iter()
+                .filter_map(|gate| match gate {
+                    FailOn::AgentKind(kind) => Some(*kind),
                     _ => None,
                 })
                 .collect(),
@@ -82,13 +93,20 @@ impl Gates {
         }
         let gated = |kind| self.warning || self.kinds.contains(&kind);
         for w in report.warnings.iter().filter(|w| gated(w.kind)) {
-            {
-                let reason = match w.line {
-                    Some(line) => format!("warning {} (line {line}): {}", w.kind, w.message),
-                    None => format!("warning {}: {}", w.kind, w.message),
-                };
-                out.push(failure(w.path.as_deref(), reason));
-            }
+            let reason = match w.line {
+                Some(line) => format!("warning {} (line {line}): {}", w.kind, w.message),
+                None => format!("warning {}: {}", w.kind, w.message),
+            };
+            out.push(failure(w.path.as_deref(), reason));
+        }
+        let agent_gated = |kind| self.warning || self.agent_kinds.contains(&kind);
+        let agent_warnings = report.agents.iter().flat_map(|a| &a.warnings);
+        for w in agent_warnings.filter(|w| agent_gated(w.kind)) {
+            let line = w
+                .line
+                .map_or(String::new(), |line| format!(" (line {line})"));
+            let reason = format!("{} warning {}{line}: {}", w.agent, w.kind, w.message);
+            out.push(failure(Some(&w.path.to_string_lossy()), reason));
         }
         if let Some(max) = self.max_tokens {
             let included = report.totals.tokens_included;
@@ -110,6 +128,13 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
+    let agents = chosen_agents(args)?;
+    let home = agents_home(args, &agents)?;
+    let env = |name: &str| std::env::var_os(name);
+    let setup = Setup {
+        home: &home,
+        env: &env,
+    };
     let gates = Gates::new(args);
     let mut summary = Summary::default();
     let mut status = ExitStatus::Success;
@@ -119,8 +144,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let with_content = args.html_include_content;
     batch.run(
         |_, planned, scanner| {
-            let (report, scan) =
+            let (mut report, scan) =
                 audit_root_at(scanner, &planned.root, &planned.source, &planned.notes, rev)?;
+            if !agents.is_empty() && report.is_dir {
+                report.agents = Some(audit_tree(&agents, &planned.root, &setup));
+            }
             let section = with_content
                 .then(|| promptinclude::render(scan.result(), &scanner.config().name_pattern));
             Ok((report, section))
@@ -153,6 +181,31 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     write_result?;
     output.finish(&summary)?;
     Ok(status.merge(report_failures(&summary)))
+}
+
+/// The agents `--agents` names, each once, in [`Agent::ALL`]'s order.
+fn chosen_agents(args: &AuditArgs) -> Result<Vec<Agent>> {
+    if !args.agents.is_empty() && args.roots.rev.is_some() {
+        anyhow::bail!(
+            "--agents looks at the files on disk as the agents do; it cannot be used with --rev"
+        );
+    }
+    let all = args.agents.iter().any(|c| c.0.is_none());
+    Ok(Agent::ALL
+        .into_iter()
+        .filter(|a| all || args.agents.iter().any(|c| c.0 == Some(*a)))
+        .collect())
+}
+
+/// The home directory the agents read their user files from.
+fn agents_home(args: &AuditArgs, agents: &[Agent]) -> Result<PathBuf> {
+    match &args.home {
+        Some(home) => std::path::absolute(home).context("cannot read the current directory"),
+        None if agents.is_empty() => Ok(PathBuf::new()),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .context("HOME is not set: give --home DIR"),
+    }
 }
 
 /// Where the audit goes: stdout (the readable report or JSON Lines) and,
@@ -210,6 +263,9 @@ impl AuditOutput {
             write_record(&mut self.out, "root", report)?;
         } else {
             text::write_root(&mut self.out, report, self.style)?;
+            if let Some(tree) = &report.agents {
+                promptinclude::audit::agents::text::write_tree(&mut self.out, tree, self.style)?;
+            }
         }
         match &mut self.html {
             Some(html) => html.report.write_root(&mut html.body, report, section),

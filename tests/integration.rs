@@ -11,6 +11,7 @@ mod child;
 mod common;
 
 mod agent_chains;
+mod agents_audit;
 mod audit;
 mod bundle;
 mod cli;

@@ -10,6 +10,7 @@
 //! limits outside the host's settings range. The JSON form is documented in
 //! `docs/audit-schema.md` (schema [`SCHEMA`]).
 
+pub mod agents;
 pub mod html;
 pub mod summary;
 pub mod text;
@@ -169,6 +170,9 @@ pub struct RootAudit {
     /// also when a root is listed more than once.
     #[serde(skip_serializing_if = "is_zero")]
     pub gate_failures: usize,
+    /// With `audit --agents`: what each chosen agent loads across the tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agents: Option<agents::TreeAudit>,
 }
 
 /// What the audit learned from reading one file.
@@ -258,6 +262,7 @@ pub fn audit_root_at(
         totals,
         warnings,
         gate_failures: 0,
+        agents: None,
     };
     Ok((audit, scan))
 }

@@ -46,10 +46,20 @@ pub struct Summary {
     pub warnings: usize,
     /// Warnings per kind (sorted by kind).
     pub warnings_by_kind: BTreeMap<String, usize>,
+    /// With `audit --agents`: the agents' warnings.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub agent_warnings: usize,
+    /// The agents' warnings per kind (sorted by kind).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub agent_warnings_by_kind: BTreeMap<String, usize>,
     /// Roots that could not be audited (see the `error` records).
     pub errors: usize,
     /// Gate failures, in input order of their roots.
     pub failures: Vec<Failure>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
@@ -72,6 +82,13 @@ impl Summary {
                 .entry(w.kind.as_str().to_string())
                 .or_default() += 1;
         }
+        for w in report.agents.iter().flat_map(|a| &a.warnings) {
+            self.agent_warnings += 1;
+            *self
+                .agent_warnings_by_kind
+                .entry(w.kind.as_str().to_string())
+                .or_default() += 1;
+        }
     }
 
     /// Adds the sums of `other`, a summary of other roots, and appends its
@@ -90,6 +107,10 @@ impl Summary {
         self.warnings += other.warnings;
         for (kind, n) in other.warnings_by_kind {
             *self.warnings_by_kind.entry(kind).or_default() += n;
+        }
+        self.agent_warnings += other.agent_warnings;
+        for (kind, n) in other.agent_warnings_by_kind {
+            *self.agent_warnings_by_kind.entry(kind).or_default() += n;
         }
         self.errors += other.errors;
         self.failures.extend(other.failures);

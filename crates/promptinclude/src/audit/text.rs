@@ -50,6 +50,9 @@ pub fn write_summary(out: &mut impl Write, s: &Summary, style: Style) -> io::Res
         "summary: roots {}, rule files {}, tokens included {} of {} counted, cropped {}, skipped {}, warnings {}",
         s.roots, s.rule_files, s.tokens_included, s.tokens_counted, s.cropped, s.skipped, s.warnings
     );
+    if s.agent_warnings > 0 {
+        line.push_str(&format!(", agent warnings {}", s.agent_warnings));
+    }
     if s.errors > 0 {
         line.push_str(&format!(", roots with errors {}", s.errors));
     }

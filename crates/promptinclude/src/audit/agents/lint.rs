@@ -1,0 +1,316 @@
+//! Cursor's and GitHub Copilot's rule files, linted from their
+//! documentation: neither has a command-line agent that runs offline here,
+//! so nothing below is checked against the real program (every warning
+//! says `lint_only`).
+//!
+//! * **Cursor** (<https://cursor.com/docs/rules>): project rules are
+//!   `.cursor/rules/**/*.mdc` files, in the project's and any
+//!   subdirectory's `.cursor/rules`, with front matter `description`,
+//!   `globs` and `alwaysApply`. "A plain .md file in .cursor/rules is
+//!   ignored by the rules system"; `.cursorrules` is "still supported, but
+//!   deprecated". The documentation does not give the type of `globs`;
+//!   Cursor reads the rest of the `globs:` line as raw text, so quotes stay
+//!   in the pattern and a YAML list is not read (reported and tested in
+//!   oven-sh/bun#24853 and cosai-oasis/project-codeguard#121, Cursor
+//!   3.17.8), while the unquoted form that works is not YAML when it starts
+//!   with `*`.
+//! * **Copilot** (<https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions>):
+//!   `.github/copilot-instructions.md` applies to every request;
+//!   `.github/instructions/**/*.instructions.md` apply to the files their
+//!   front matter's `applyTo` ("separating them with commas", from the
+//!   repository root; `*.py` names the root's files only) matches.
+
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobSetBuilder};
+
+use super::warnings::{AgentWarning, AgentWarningKind, Found};
+use crate::agents::disk::Disk;
+
+/// How an agent matches scope patterns against a file's path from the
+/// base directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// Globs as VS Code matches them (Copilot's `applyTo`): `*` stays
+    /// within a path segment, so `*.py` names the base directory's files
+    /// only; `**` spans segments, `{a,b}` alternates.
+    Glob,
+    /// Cursor's `globs`, whose matching its documentation does not pin
+    /// down: a pattern without `/` is also tried on the file's name at any
+    /// depth, so that a scope is called dead only when no reading matches.
+    Lenient,
+    /// Claude Code's `paths:`: gitignore's patterns (one without `/`
+    /// matches at any depth; a match of a directory matches all below it),
+    /// case-insensitively; a pattern starting `./` matches nothing.
+    Gitignore,
+}
+
+/// Whether any of `patterns` matches a file of `files` below `base`, by
+/// its path from `base`; `None` when a pattern cannot be read, so that
+/// nothing is claimed.
+pub fn any_match(
+    syntax: Syntax,
+    patterns: &[String],
+    base: &Path,
+    files: &[PathBuf],
+) -> Option<bool> {
+    let mut below = files
+        .iter()
+        .filter_map(|f| f.strip_prefix(base).ok())
+        .map(|rel| rel.to_string_lossy().into_owned());
+    match syntax {
+        Syntax::Glob | Syntax::Lenient => {
+            let mut set = GlobSetBuilder::new();
+            for pattern in patterns {
+                let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+                let glob = |p: &str| GlobBuilder::new(p).literal_separator(true).build().ok();
+                set.add(glob(pattern)?);
+                if syntax == Syntax::Lenient && !pattern.contains('/') {
+                    set.add(glob(&format!("**/{pattern}"))?);
+                }
+            }
+            let set = set.build().ok()?;
+            Some(below.any(|rel| set.is_match(&rel)))
+        }
+        Syntax::Gitignore => {
+            let lowered: Vec<String> = patterns
+                .iter()
+                .filter(|p| !p.starts_with("./"))
+                .map(|p| p.to_lowercase())
+                .collect();
+            if lowered.is_empty() {
+                return Some(false);
+            }
+            let spec =
+                promptinclude_pycompat::gitwildmatch::IgnoreSpec::from_lines(&lowered).ok()?;
+            Some(below.any(|rel| spec.is_file_ignored(&rel.to_lowercase())))
+        }
+    }
+}
+
+/// Patterns for a message: `"a", "b"`.
+pub fn listed(patterns: &[String]) -> String {
+    let quoted: Vec<String> = patterns.iter().map(|p| format!("{p:?}")).collect();
+    quoted.join(", ")
+}
+
+/// Every Cursor and Copilot warning about the tree's `files`.
+pub(super) fn lint(files: &[PathBuf], disk: &dyn Disk, found: &mut Found) {
+    for file in files {
+        let text = || {
+            disk.read(file)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        if let Some(rules) = cursor_rules_dir(file) {
+            if file.extension().is_some_and(|e| e == "mdc") {
+                if let Some(text) = text() {
+                    cursor_rule(file, &text, rules, files, found);
+                }
+            } else if file.extension().is_some_and(|e| e == "md") {
+                found.add(lint_warning(
+                    AgentWarningKind::BadFrontMatter,
+                    "cursor",
+                    file,
+                    None,
+                    "a plain .md file in .cursor/rules: Cursor reads only .mdc rule files there"
+                        .to_string(),
+                ));
+            }
+        } else if file.file_name().is_some_and(|n| n == ".cursorrules") {
+            let dir = file.parent().unwrap_or(file);
+            let rules = dir.join(".cursor/rules");
+            if disk.metadata(&rules).is_ok_and(|m| m.is_dir()) {
+                found.add(lint_warning(
+                    AgentWarningKind::Shadowed,
+                    "cursor",
+                    file,
+                    None,
+                    format!(
+                        "the legacy .cursorrules beside {}: Cursor documents it as deprecated in favour of project rules",
+                        found.name(&rules)
+                    ),
+                ));
+            }
+        } else if let Some(root) = copilot_root(file) {
+            if let Some(text) = text() {
+                copilot_instructions(file, &text, root, files, found);
+            }
+        }
+    }
+}
+
+fn lint_warning(
+    kind: AgentWarningKind,
+    agent: &'static str,
+    path: &Path,
+    line: Option<usize>,
+    message: String,
+) -> AgentWarning {
+    AgentWarning {
+        kind,
+        agent,
+        path: path.to_path_buf(),
+        line,
+        message,
+        dirs: Vec::new(),
+        lint_only: true,
+    }
+}
+
+/// The project directory of a file in some `.cursor/rules/`, when it is in
+/// one.
+fn cursor_rules_dir(file: &Path) -> Option<&Path> {
+    file.ancestors().skip(1).find_map(|a| {
+        let is_rules = a.file_name().is_some_and(|n| n == "rules")
+            && a.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == ".cursor");
+        is_rules
+            .then(|| a.parent().and_then(Path::parent))
+            .flatten()
+    })
+}
+
+/// The repository root of a `.github/instructions/**/*.instructions.md`.
+fn copilot_root(file: &Path) -> Option<&Path> {
+    let name = file.file_name()?.to_string_lossy();
+    if !name.ends_with(".instructions.md") {
+        return None;
+    }
+    file.ancestors().skip(1).find_map(|a| {
+        let is_instructions = a.file_name().is_some_and(|n| n == "instructions")
+            && a.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == ".github");
+        is_instructions
+            .then(|| a.parent().and_then(Path::parent))
+            .flatten()
+    })
+}
+
+/// A front matter's `key: value` lines, with their 1-based line numbers
+/// (the simple `key: value` form both tools document; nothing nested).
+fn front_matter_fields(text: &str) -> Option<Vec<(usize, &str, &str)>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.lines().enumerate();
+    let (_, first) = lines.next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let mut fields = Vec::new();
+    for (i, line) in lines {
+        if line.trim_end() == "---" {
+            return Some(fields);
+        }
+        if let Some((key, value)) = line.split_once(':') {
+            if !key.starts_with([' ', '\t', '-']) {
+                fields.push((i + 1, key.trim(), value.trim()));
+            }
+        }
+    }
+    None
+}
+
+/// The comma-separated globs of one value.
+fn globs(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// One `.cursor/rules/*.mdc` file.
+fn cursor_rule(file: &Path, text: &str, project: &Path, files: &[PathBuf], found: &mut Found) {
+    let Some(fields) = front_matter_fields(text) else {
+        return;
+    };
+    let Some(&(line, _, value)) = fields.iter().find(|(_, k, _)| *k == "globs") else {
+        return;
+    };
+    let warn = |kind, message| lint_warning(kind, "cursor", file, Some(line), message);
+    let next = text.lines().nth(line).unwrap_or("").trim_start();
+    if value.is_empty() {
+        if next.starts_with("- ") {
+            found.add(warn(
+                AgentWarningKind::BadFrontMatter,
+                "`globs:` as a YAML list: Cursor reads globs from the `globs:` line only, as one comma-separated string, so it finds none".to_string(),
+            ));
+        }
+        return;
+    }
+    let quoted = (value.starts_with('"') && value.ends_with('"'))
+        || (value.starts_with('\'') && value.ends_with('\''));
+    if quoted || value.starts_with('[') {
+        found.add(warn(
+            AgentWarningKind::BadFrontMatter,
+            format!(
+                "`globs: {value}`: Cursor reads globs as one unquoted comma-separated string; quotes and brackets become part of the pattern"
+            ),
+        ));
+        return;
+    }
+    if value.starts_with('*') {
+        found.add(warn(
+            AgentWarningKind::BadFrontMatter,
+            format!(
+                "`globs: {value}` works in Cursor, but it is not YAML (a leading * starts an alias): YAML tools and other agents reading this front matter fail on it"
+            ),
+        ));
+    }
+    let patterns = globs(value);
+    if any_match(Syntax::Lenient, &patterns, project, files) == Some(false) {
+        found.add(warn(
+            AgentWarningKind::DeadScope,
+            format!(
+                "`globs:` {} matches no file under {}: the rule is never attached",
+                listed(&patterns),
+                found.name(project)
+            ),
+        ));
+    }
+}
+
+/// One `.github/instructions/*.instructions.md` file.
+fn copilot_instructions(
+    file: &Path,
+    text: &str,
+    root: &Path,
+    files: &[PathBuf],
+    found: &mut Found,
+) {
+    let fields = front_matter_fields(text).unwrap_or_default();
+    let Some(&(line, _, value)) = fields.iter().find(|(_, k, _)| *k == "applyTo") else {
+        found.add(lint_warning(
+            AgentWarningKind::BadFrontMatter,
+            "copilot",
+            file,
+            None,
+            "no `applyTo:` in its front matter: Copilot never applies it on its own".to_string(),
+        ));
+        return;
+    };
+    let unquoted = value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(value);
+    let patterns = globs(unquoted);
+    if patterns.is_empty() {
+        return;
+    }
+    if any_match(Syntax::Glob, &patterns, root, files) == Some(false) {
+        found.add(lint_warning(
+            AgentWarningKind::DeadScope,
+            "copilot",
+            file,
+            Some(line),
+            format!(
+                "`applyTo:` {} matches no file of the repository: the instructions never apply",
+                listed(&patterns)
+            ),
+        ));
+    }
+}

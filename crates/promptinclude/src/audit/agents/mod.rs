@@ -1,0 +1,255 @@
+//! Every agent's rules across a tree (`audit --agents`): for each agent,
+//! every distinct load chain (the directories where it loads the same
+//! files), what each costs against the agent's limit, and [`warnings`] with
+//! stable kind names. Cursor's and Copilot's rules, which no agent here can
+//! run offline, are linted from their documentation ([`lint`]).
+//!
+//! One look at the tree serves every agent: the chains of all of them are
+//! computed over one [`Remembered`] file system, so a file or directory is
+//! read once however many agents and directories share it. The JSON form
+//! is the `agents` record of `docs/audit-schema.md`.
+
+pub mod lint;
+pub mod text;
+pub mod warnings;
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::agents::disk::{Disk, Live, Remembered};
+use crate::agents::report::{file_json, FileJson};
+use crate::agents::{contexts_under, directories, Agent, AgentContext, ByteLimit};
+use crate::tokenize;
+pub use warnings::{AgentWarning, AgentWarningKind};
+
+/// Where one agent loads the same context files: the directories it may be
+/// started in that give the same files with the same outcomes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    /// The first of them (root first, then depth first).
+    pub start: PathBuf,
+    /// All of them, `start` first.
+    pub dirs: Vec<PathBuf>,
+    /// What the agent loads when started in `start`.
+    pub context: AgentContext,
+    /// Bytes it sends for them from `start`, framing included.
+    pub bytes: usize,
+    /// cl100k_base tokens of that text.
+    pub tokens: usize,
+}
+
+/// One agent's chains over a tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentChains {
+    /// The agent.
+    pub agent: Agent,
+    /// Its chains, in the order of their first directory.
+    pub chains: Vec<Chain>,
+    /// Why the agent would not start here at all (its configuration), when
+    /// it would not.
+    pub error: Option<String>,
+}
+
+/// Every chosen agent's view of one tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeAudit {
+    /// The tree's root, by its physical path.
+    pub root: PathBuf,
+    /// Each agent's chains, in the order asked for.
+    pub agents: Vec<AgentChains>,
+    /// Everything worth a look, agents' and linters' together, in a stable
+    /// order (by kind, then agent, then path).
+    pub warnings: Vec<AgentWarning>,
+}
+
+/// How the agents are started: for which user, with which environment.
+pub struct Setup<'a> {
+    /// `$HOME`.
+    pub home: &'a Path,
+    /// The environment as the agents read it.
+    pub env: &'a (dyn Fn(&str) -> Option<OsString> + Sync),
+}
+
+/// The chains of each of `agents` over the tree at `root`, and the
+/// warnings about them. Where the tree cannot be entered, each agent says
+/// so as its error.
+pub fn audit_tree(agents: &[Agent], root: &Path, setup: &Setup<'_>) -> TreeAudit {
+    let disk = Remembered::over(&Live);
+    let dirs = match directories(root, &disk) {
+        Ok(dirs) => dirs,
+        Err(error) => {
+            let error = crate::full_message(&error);
+            return TreeAudit {
+                root: root.to_path_buf(),
+                agents: agents
+                    .iter()
+                    .map(|&agent| AgentChains {
+                        agent,
+                        chains: Vec::new(),
+                        error: Some(error.clone()),
+                    })
+                    .collect(),
+                warnings: Vec::new(),
+            };
+        }
+    };
+    let root = dirs[0].clone();
+    let chains: Vec<AgentChains> = agents
+        .iter()
+        .map(|&agent| chains_of(agent, &root, setup, &disk))
+        .collect();
+    let files = files_under(&dirs, &disk);
+    let warnings = warnings::collect(&root, &chains, &files, &disk);
+    TreeAudit {
+        root,
+        agents: chains,
+        warnings,
+    }
+}
+
+/// One agent's contexts in every directory, grouped into chains.
+fn chains_of(agent: Agent, root: &Path, setup: &Setup<'_>, disk: &Remembered<'_>) -> AgentChains {
+    match contexts_under(agent, root, setup.home, setup.env, disk) {
+        Ok(contexts) => AgentChains {
+            agent,
+            chains: group(contexts),
+            error: None,
+        },
+        Err(error) => AgentChains {
+            agent,
+            chains: Vec::new(),
+            error: Some(crate::full_message(&error)),
+        },
+    }
+}
+
+/// Contexts with the same files, limit and notes make one chain.
+fn group(contexts: Vec<AgentContext>) -> Vec<Chain> {
+    type Key = (
+        Option<PathBuf>,
+        Vec<crate::agents::ContextFile>,
+        Option<ByteLimit>,
+        Vec<String>,
+    );
+    let mut chains: Vec<Chain> = Vec::new();
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    for context in contexts {
+        let key = (
+            context.root.clone(),
+            context.files.clone(),
+            context.limit,
+            context.notes.clone(),
+        );
+        match index.get(&key) {
+            Some(&i) => chains[i].dirs.push(context.cwd),
+            None => {
+                index.insert(key, chains.len());
+                let raw = context.raw().unwrap_or_default();
+                chains.push(Chain {
+                    start: context.cwd.clone(),
+                    dirs: vec![context.cwd.clone()],
+                    bytes: raw.len(),
+                    tokens: tokenize::count(&raw),
+                    context,
+                });
+            }
+        }
+    }
+    chains
+}
+
+/// Every file of the tree (not `.git`'s; links not followed), by path.
+fn files_under(dirs: &[PathBuf], disk: &dyn Disk) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        for (name, kind) in disk.read_dir(dir).unwrap_or_default() {
+            if !kind.is_dir() {
+                files.push(dir.join(name));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// `path` relative to `root` when it is below it (`.` for the root itself),
+/// else as it is.
+pub fn shown_path(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+impl Serialize for TreeAudit {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.json().serialize(serializer)
+    }
+}
+
+/// The `agents` field of an `audit --json` root record (`docs/audit-schema.md`).
+#[derive(Serialize)]
+pub struct TreeJson<'a> {
+    root: String,
+    agents: Vec<AgentJson<'a>>,
+    warnings: &'a [AgentWarning],
+}
+
+#[derive(Serialize)]
+struct AgentJson<'a> {
+    agent: &'static str,
+    version: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    chains: Vec<ChainJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ChainJson<'a> {
+    start: String,
+    dirs: Vec<String>,
+    root: Option<String>,
+    files: Vec<FileJson<'a>>,
+    limit: Option<ByteLimit>,
+    bytes: usize,
+    tokens: usize,
+    notes: &'a [String],
+}
+
+impl TreeAudit {
+    /// The JSON form (the record's fields, without schema and type).
+    pub fn json(&self) -> TreeJson<'_> {
+        let lossy = |p: &Path| p.to_string_lossy().into_owned();
+        TreeJson {
+            root: lossy(&self.root),
+            agents: self
+                .agents
+                .iter()
+                .map(|a| AgentJson {
+                    agent: a.agent.name(),
+                    version: a.agent.version(),
+                    error: a.error.as_deref(),
+                    chains: a
+                        .chains
+                        .iter()
+                        .map(|c| ChainJson {
+                            start: lossy(&c.start),
+                            dirs: c.dirs.iter().map(|d| lossy(d)).collect(),
+                            root: c.context.root.as_deref().map(lossy),
+                            files: c.context.files.iter().map(file_json).collect(),
+                            limit: c.context.limit,
+                            bytes: c.bytes,
+                            tokens: c.tokens,
+                            notes: &c.context.notes,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            warnings: &self.warnings,
+        }
+    }
+}

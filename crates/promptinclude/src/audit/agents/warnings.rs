@@ -1,0 +1,557 @@
+//! The warnings of `audit --agents`: their stable kind names, and how each
+//! is found in the agents' chains (or, for Cursor and Copilot, in their
+//! files: [`super::lint`]).
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Serialize, Serializer};
+
+use super::{AgentChains, Chain};
+use crate::agents::claude_code;
+use crate::agents::disk::Disk;
+use crate::agents::{Agent, ContextFile, Outcome, Role, Skip};
+
+/// What a warning is about. The names ([`AgentWarningKind::as_str`]) are
+/// stable: `--fail-on` and the JSON use them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AgentWarningKind {
+    /// A file cut (or left out whole) by the agent's byte limit.
+    Truncated,
+    /// A file the agent never reads because another one wins its place.
+    Shadowed,
+    /// A path-scoped rule whose patterns match no file of the tree.
+    DeadScope,
+    /// Front matter the agent cannot parse or reads differently from how
+    /// it is written.
+    BadFrontMatter,
+    /// An import that names no file the agent follows.
+    UnresolvedImport,
+    /// An import nested deeper than the agent follows.
+    ImportTooDeep,
+    /// An import of a file that (through its imports) imports it.
+    ImportCycle,
+    /// The same text sent twice by one agent.
+    Duplicate,
+    /// A file past the agent's own documented size guidance.
+    OverRecommended,
+    /// A project file that reaches one agent and not another started in the
+    /// same place.
+    NotShared,
+}
+
+impl AgentWarningKind {
+    /// Every kind.
+    pub const ALL: [AgentWarningKind; 10] = [
+        AgentWarningKind::Truncated,
+        AgentWarningKind::Shadowed,
+        AgentWarningKind::DeadScope,
+        AgentWarningKind::BadFrontMatter,
+        AgentWarningKind::UnresolvedImport,
+        AgentWarningKind::ImportTooDeep,
+        AgentWarningKind::ImportCycle,
+        AgentWarningKind::Duplicate,
+        AgentWarningKind::OverRecommended,
+        AgentWarningKind::NotShared,
+    ];
+
+    /// The stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentWarningKind::Truncated => "truncated",
+            AgentWarningKind::Shadowed => "shadowed",
+            AgentWarningKind::DeadScope => "dead_scope",
+            AgentWarningKind::BadFrontMatter => "bad_front_matter",
+            AgentWarningKind::UnresolvedImport => "unresolved_import",
+            AgentWarningKind::ImportTooDeep => "import_too_deep",
+            AgentWarningKind::ImportCycle => "import_cycle",
+            AgentWarningKind::Duplicate => "duplicate",
+            AgentWarningKind::OverRecommended => "over_recommended",
+            AgentWarningKind::NotShared => "not_shared",
+        }
+    }
+}
+
+impl fmt::Display for AgentWarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for AgentWarningKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One warning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentWarning {
+    /// What it is about.
+    pub kind: AgentWarningKind,
+    /// The agent (`codex`, …, or the linted `cursor`, `copilot`).
+    pub agent: &'static str,
+    /// The file it is about.
+    pub path: PathBuf,
+    /// The 1-based line in it, where there is one.
+    pub line: Option<usize>,
+    /// What is wrong, in words.
+    pub message: String,
+    /// The directories the agent may be started in where it happens (the
+    /// first of each chain; empty when it does not depend on that).
+    pub dirs: Vec<PathBuf>,
+    /// Found from the agent's documentation only, not from a model checked
+    /// against the agent (Cursor, Copilot).
+    pub lint_only: bool,
+}
+
+impl Serialize for AgentWarning {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            kind: AgentWarningKind,
+            agent: &'static str,
+            path: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            line: Option<usize>,
+            message: &'a str,
+            dirs: Vec<String>,
+            lint_only: bool,
+        }
+        Json {
+            kind: self.kind,
+            agent: self.agent,
+            path: self.path.to_string_lossy().into_owned(),
+            line: self.line,
+            message: &self.message,
+            dirs: self
+                .dirs
+                .iter()
+                .map(|d| d.to_string_lossy().into_owned())
+                .collect(),
+            lint_only: self.lint_only,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// Warnings as they are found: one per (kind, agent, file, message), the
+/// directories where it happens gathered.
+pub(super) struct Found {
+    /// The tree's root: messages name paths below it from it.
+    root: PathBuf,
+    list: Vec<AgentWarning>,
+    index: HashMap<(AgentWarningKind, &'static str, PathBuf, String), usize>,
+}
+
+impl Found {
+    fn new(root: &Path) -> Found {
+        Found {
+            root: root.to_path_buf(),
+            list: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// A path as messages name it: from the root when it is below it.
+    pub(super) fn name(&self, path: &Path) -> String {
+        super::shown_path(&self.root, path)
+    }
+
+    /// Adds a warning, or the directories to the same one found before.
+    pub(super) fn add(&mut self, warning: AgentWarning) {
+        let key = (
+            warning.kind,
+            warning.agent,
+            warning.path.clone(),
+            warning.message.clone(),
+        );
+        match self.index.get(&key) {
+            Some(&i) => {
+                let dirs = &mut self.list[i].dirs;
+                for dir in warning.dirs {
+                    if !dirs.contains(&dir) {
+                        dirs.push(dir);
+                    }
+                }
+            }
+            None => {
+                self.index.insert(key, self.list.len());
+                self.list.push(warning);
+            }
+        }
+    }
+
+    /// The warnings by kind, then agent, then path (each kind's finding
+    /// order kept among equals).
+    fn sorted(mut self) -> Vec<AgentWarning> {
+        self.list
+            .sort_by(|a, b| (a.kind, a.agent, &a.path).cmp(&(b.kind, b.agent, &b.path)));
+        self.list
+    }
+}
+
+/// Every warning about the chains, the tree's `files` and its linted rules.
+pub(super) fn collect(
+    root: &Path,
+    chains: &[AgentChains],
+    files: &[PathBuf],
+    disk: &dyn Disk,
+) -> Vec<AgentWarning> {
+    let mut found = Found::new(root);
+    for agent in chains {
+        for chain in &agent.chains {
+            outcomes(agent.agent, chain, disk, &mut found);
+            duplicates(agent.agent, chain, disk, &mut found);
+            if agent.agent == Agent::ClaudeCode {
+                over_recommended(chain, disk, &mut found);
+            }
+        }
+        if agent.agent == Agent::ClaudeCode {
+            claude_rules(agent, files, disk, &mut found);
+        }
+    }
+    not_shared(chains, disk, &mut found);
+    super::lint::lint(files, disk, &mut found);
+    found.sorted()
+}
+
+fn warning(
+    kind: AgentWarningKind,
+    agent: Agent,
+    file: &ContextFile,
+    message: String,
+    chain: &Chain,
+) -> AgentWarning {
+    AgentWarning {
+        kind,
+        agent: agent.name(),
+        path: file.path.clone(),
+        line: None,
+        message,
+        dirs: vec![chain.start.clone()],
+        lint_only: false,
+    }
+}
+
+/// What the agent's own outcomes say: cuts, shadows and imports.
+fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
+    use AgentWarningKind as K;
+    let files = &chain.context.files;
+    let limit = chain.context.limit.map(|l| l.max);
+    let root = found.root.clone();
+    let name = |p: &Path| super::shown_path(&root, p);
+    let by_parent = |f: &ContextFile| {
+        f.parent
+            .as_ref()
+            .map_or(String::new(), |p| format!("imported by {}: ", name(p)))
+    };
+    for f in files {
+        let (kind, message) = match &f.outcome {
+            Outcome::Truncated { at, of } => (
+                K::Truncated,
+                format!(
+                    "cut at byte {at} of {of} ({} bytes lost) by the {}-byte limit the chain shares",
+                    of - at,
+                    limit.unwrap_or(*at)
+                ),
+            ),
+            Outcome::Skipped(Skip::LimitReached) => (
+                K::Truncated,
+                format!(
+                    "not read at all ({} bytes lost): the files before it use up the {}-byte limit",
+                    f.bytes.unwrap_or(0),
+                    limit.unwrap_or(0)
+                ),
+            ),
+            Outcome::Shadowed { by } => (
+                K::Shadowed,
+                format!("never read: {} is read instead", name(by)),
+            ),
+            Outcome::Skipped(Skip::NotFound) => (
+                K::UnresolvedImport,
+                format!("{}no such file", by_parent(f)),
+            ),
+            Outcome::Skipped(Skip::Outside) => (
+                K::UnresolvedImport,
+                format!(
+                    "{}outside the working directory, which {} does not follow without the user's approval",
+                    by_parent(f),
+                    agent.name()
+                ),
+            ),
+            Outcome::Skipped(Skip::TooDeep) => (
+                K::ImportTooDeep,
+                format!("{}nested deeper than {} follows imports", by_parent(f), agent.name()),
+            ),
+            Outcome::Skipped(Skip::Repeated) if in_own_imports(f, files, disk) => (
+                K::ImportCycle,
+                format!("{}a file that it is itself imported from", by_parent(f)),
+            ),
+            _ => continue,
+        };
+        found.add(warning(kind, agent, f, message, chain));
+    }
+}
+
+/// Whether the file an import names is the importer or one of the files
+/// that (transitively) import it.
+fn in_own_imports(import: &ContextFile, files: &[ContextFile], disk: &dyn Disk) -> bool {
+    let same = |a: &Path, b: &Path| {
+        a == b || matches!((disk.canonicalize(a), disk.canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    };
+    let mut seen = BTreeSet::new();
+    let mut parent = import.parent.as_deref();
+    while let Some(p) = parent {
+        if same(p, &import.path) {
+            return true;
+        }
+        if !seen.insert(p) {
+            break;
+        }
+        parent = files
+            .iter()
+            .find(|f| f.path == p && !matches!(f.outcome, Outcome::Skipped(_)))
+            .and_then(|f| f.parent.as_deref());
+    }
+    false
+}
+
+/// Whether the agent sends text from this file.
+fn is_sent(f: &ContextFile) -> bool {
+    matches!(f.outcome, Outcome::Loaded | Outcome::Truncated { .. })
+}
+
+/// Files of one chain sent twice: the same file under two names, or the
+/// same text in two files.
+fn duplicates(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
+    let mut by_target: HashMap<PathBuf, &Path> = HashMap::new();
+    let mut by_text: HashMap<Vec<u8>, &Path> = HashMap::new();
+    for f in chain.context.files.iter().filter(|f| is_sent(f)) {
+        let target = disk
+            .canonicalize(&f.path)
+            .unwrap_or_else(|_| f.path.clone());
+        let first = match by_target.get(&target) {
+            Some(first) => Some(*first),
+            None => {
+                by_target.insert(target, &f.path);
+                match disk.read(&f.path) {
+                    Ok(text) if !text.trim_ascii().is_empty() => {
+                        let first = by_text.get(&text).copied();
+                        by_text.entry(text).or_insert(&f.path);
+                        first
+                    }
+                    _ => None,
+                }
+            }
+        };
+        if let Some(first) = first {
+            let message = format!(
+                "the same text as {}: {} sends it twice",
+                found.name(first),
+                agent.name()
+            );
+            found.add(warning(
+                AgentWarningKind::Duplicate,
+                agent,
+                f,
+                message,
+                chain,
+            ));
+        }
+    }
+}
+
+/// Claude Code's files past the size it warns about ("Large CLAUDE.md will
+/// impact performance (45.1k chars > 40.0k)", in `/status` and at start).
+fn over_recommended(chain: &Chain, disk: &dyn Disk, found: &mut Found) {
+    let max = claude_code::RECOMMENDED_MAX_CHARS;
+    for f in chain.context.files.iter().filter(|f| is_sent(f)) {
+        let Ok(bytes) = disk.read(&f.path) else {
+            continue;
+        };
+        let chars = claude_code::measured_chars(&String::from_utf8_lossy(&bytes));
+        if chars > max {
+            let message = format!(
+                "{chars} characters: Claude Code warns past {max} (on 200k-token models) that a file this large will impact performance"
+            );
+            found.add(warning(
+                AgentWarningKind::OverRecommended,
+                Agent::ClaudeCode,
+                f,
+                message,
+                chain,
+            ));
+        }
+    }
+}
+
+/// Claude Code's rules in `.claude/rules/`: their `paths:` as Claude Code
+/// reads it, and scopes no file of the tree matches.
+fn claude_rules(agent: &AgentChains, files: &[PathBuf], disk: &dyn Disk, found: &mut Found) {
+    let mut seen = BTreeSet::new();
+    for chain in &agent.chains {
+        for f in &chain.context.files {
+            let is_rule = f.role == Role::Project
+                && f.path.to_string_lossy().contains("/.claude/rules/")
+                && matches!(
+                    f.outcome,
+                    Outcome::Loaded | Outcome::Skipped(Skip::ScopedOut)
+                );
+            if !is_rule || !seen.insert(f.path.clone()) {
+                continue;
+            }
+            let Ok(bytes) = disk.read(&f.path) else {
+                continue;
+            };
+            let Some(scope) = claude_code::rule_scope(&String::from_utf8_lossy(&bytes)) else {
+                continue;
+            };
+            let lint = |kind, message| AgentWarning {
+                kind,
+                agent: Agent::ClaudeCode.name(),
+                path: f.path.clone(),
+                line: Some(scope.line),
+                message,
+                dirs: Vec::new(),
+                lint_only: false,
+            };
+            for surprise in &scope.surprises {
+                found.add(lint(AgentWarningKind::BadFrontMatter, surprise.clone()));
+            }
+            if scope.scoped {
+                let base = project_dir(&f.path);
+                let matched = super::lint::any_match(CLAUDE_PATHS, &scope.patterns, base, files);
+                if matched == Some(false) {
+                    found.add(lint(
+                        AgentWarningKind::DeadScope,
+                        format!(
+                            "`paths:` {} matches no file under {}: the rule never loads",
+                            super::lint::listed(&scope.patterns),
+                            found.name(base)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn english_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// How Claude Code matches a rule's `paths:` against a file's path from
+/// the rule's project directory.
+const CLAUDE_PATHS: super::lint::Syntax = super::lint::Syntax::Gitignore;
+
+/// The directory a Claude Code rule speaks for: the one holding its
+/// `.claude/`.
+fn project_dir(rule: &Path) -> &Path {
+    rule.ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".claude"))
+        .and_then(Path::parent)
+        .unwrap_or(rule)
+}
+
+/// Project files sent to one agent and not to another started in the same
+/// directory (the first of each chain), neither as that file nor as the
+/// same text. Agent Zero, whose files are another kind, is left out.
+fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
+    let agents: Vec<&AgentChains> = chains
+        .iter()
+        .filter(|a| a.agent != Agent::AgentZero && a.error.is_none())
+        .collect();
+    if agents.len() < 2 {
+        return;
+    }
+    // Each agent's chain for each directory.
+    let at: Vec<HashMap<&Path, &Chain>> = agents
+        .iter()
+        .map(|a| {
+            a.chains
+                .iter()
+                .flat_map(|c| c.dirs.iter().map(move |d| (d.as_path(), c)))
+                .collect()
+        })
+        .collect();
+    let target = |p: &Path| disk.canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let text = |p: &Path| disk.read(p).ok();
+    let sends =
+        |chain: &Chain, file: &Path| {
+            let (want, want_text) = (target(file), text(file));
+            chain.context.files.iter().filter(|f| is_sent(f)).any(|f| {
+                target(&f.path) == want || (want_text.is_some() && text(&f.path) == want_text)
+            })
+        };
+    // For each (file, agent that misses it): where, and who loads it there.
+    struct Miss {
+        path: PathBuf,
+        missed_by: &'static str,
+        loaded_by: BTreeSet<&'static str>,
+        dirs: Vec<PathBuf>,
+    }
+    let mut misses: Vec<Miss> = Vec::new();
+    let mut index: HashMap<(PathBuf, &'static str), usize> = HashMap::new();
+    for (a, agent) in agents.iter().enumerate() {
+        for chain in &agent.chains {
+            let project = chain
+                .context
+                .files
+                .iter()
+                .filter(|f| f.role == Role::Project && is_sent(f));
+            for f in project {
+                for (b, other) in agents.iter().enumerate() {
+                    let there = at[b].get(chain.start.as_path());
+                    if b == a || there.is_none_or(|c| sends(c, &f.path)) {
+                        continue;
+                    }
+                    let missed_by = other.agent.name();
+                    let i = *index
+                        .entry((target(&f.path), missed_by))
+                        .or_insert_with(|| {
+                            misses.push(Miss {
+                                path: f.path.clone(),
+                                missed_by,
+                                loaded_by: BTreeSet::new(),
+                                dirs: Vec::new(),
+                            });
+                            misses.len() - 1
+                        });
+                    let miss = &mut misses[i];
+                    miss.loaded_by.insert(agent.agent.name());
+                    if !miss.dirs.contains(&chain.start) {
+                        miss.dirs.push(chain.start.clone());
+                    }
+                }
+            }
+        }
+    }
+    for miss in misses {
+        let loaded_by: Vec<&str> = miss.loaded_by.into_iter().collect();
+        let verb = if loaded_by.len() == 1 {
+            "loads"
+        } else {
+            "load"
+        };
+        found.add(AgentWarning {
+            kind: AgentWarningKind::NotShared,
+            agent: miss.missed_by,
+            path: miss.path,
+            line: None,
+            message: format!(
+                "{} {verb} it; {} does not when started in the same directory (no such file there, no import of it, no copy of its text)",
+                english_list(&loaded_by),
+                miss.missed_by
+            ),
+            dirs: miss.dirs,
+            lint_only: false,
+        });
+    }
+}

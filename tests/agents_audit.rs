@@ -1,0 +1,799 @@
+//! `audit --agents`: every chain it reports is what `context` says for
+//! every directory on it (random trees, fresh seed each run, printed), and
+//! each warning kind fires where it must and not where it must not.
+
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use promptinclude::agents::{self, Agent, Start};
+use promptinclude::audit::agents::{audit_tree, AgentWarning, AgentWarningKind, Setup, TreeAudit};
+
+use crate::common::{self, Rng};
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// The environment the agents see: nothing of the machine's own.
+fn env(name: &str) -> Option<OsString> {
+    (name == "GEMINI_CLI_TRUST_WORKSPACE").then(|| OsString::from("true"))
+}
+
+/// A repository and a home in a fresh temporary directory.
+struct Repo {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let root = base.join("repo");
+        let home = base.join("home");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        Repo {
+            _dir: dir,
+            root,
+            home,
+        }
+    }
+
+    fn write(&self, rel: &str, text: &str) -> &Repo {
+        write(&self.root.join(rel), text);
+        self
+    }
+
+    fn audit(&self, agents: &[Agent]) -> TreeAudit {
+        audit_tree(
+            agents,
+            &self.root,
+            &Setup {
+                home: &self.home,
+                env: &env,
+            },
+        )
+    }
+}
+
+/// The warnings of `kind`, as (agent, path from the root).
+fn of_kind(tree: &TreeAudit, kind: AgentWarningKind) -> Vec<(&'static str, String)> {
+    tree.warnings
+        .iter()
+        .filter(|w| w.kind == kind)
+        .map(|w| {
+            let rel = w.path.strip_prefix(&tree.root).unwrap_or(&w.path);
+            (w.agent, rel.to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+fn find<'a>(tree: &'a TreeAudit, kind: AgentWarningKind, rel: &str) -> &'a AgentWarning {
+    tree.warnings
+        .iter()
+        .find(|w| w.kind == kind && w.path == tree.root.join(rel))
+        .unwrap_or_else(|| panic!("no {kind} warning for {rel}: {:#?}", tree.warnings))
+}
+
+/// A random monorepo: every agent's files at random depths, imports that
+/// resolve or not, sizes around Codex's limit, links, front matter.
+fn random_monorepo(rng: &mut Rng, repo: &Repo) {
+    const DIRS: &[&str] = &[
+        "",
+        "apps",
+        "apps/web",
+        "apps/web/src",
+        "apps/api",
+        "services",
+        "services/payments",
+        "services/payments/core",
+        "docs",
+    ];
+    const NAMES: &[&str] = &[
+        "AGENTS.md",
+        "AGENTS.override.md",
+        "CLAUDE.md",
+        ".claude/CLAUDE.md",
+        "CLAUDE.local.md",
+        "GEMINI.md",
+        ".claude/rules/style.md",
+        ".claude/rules/ts.md",
+        ".cursor/rules/go.mdc",
+        "notes.md",
+    ];
+    for dir in DIRS {
+        fs::create_dir_all(repo.root.join(dir)).unwrap();
+        for name in NAMES {
+            if !rng.chance(22) {
+                continue;
+            }
+            let rel = if dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{dir}/{name}")
+            };
+            let mut text = match rng.below(6) {
+                0 => "shared rule\n".to_string(),
+                1 => format!("{} {rel}\n", "x".repeat(rng.below(3) * 9000)),
+                2 => "   \n".to_string(),
+                3 => format!(
+                    "rule of {rel} @{}\n",
+                    rng.pick(&["notes.md", "missing.md", "../notes.md", "AGENTS.md"])
+                ),
+                4 => "---\npaths: [\"**/*.ts\"]\n---\nscoped\n".to_string(),
+                _ => format!("rule of {rel}\r\n"),
+            };
+            if name.ends_with(".mdc") {
+                text = format!(
+                    "---\nglobs: {}\n---\n{text}",
+                    rng.pick(&["*.go", "**/*.md", "\"*.ts\""])
+                );
+            }
+            write(&repo.root.join(&rel), &text);
+        }
+    }
+    if rng.chance(50) {
+        write(&repo.root.join("apps/web/src/main.ts"), "code\n");
+    }
+    if rng.chance(40) && !repo.root.join("apps/CLAUDE.md").exists() {
+        fs::create_dir_all(repo.root.join("apps")).unwrap();
+        let _ = symlink(
+            repo.root.join("AGENTS.md"),
+            repo.root.join("apps/CLAUDE.md"),
+        );
+    }
+    if rng.chance(30) {
+        write(&repo.home.join(".codex/AGENTS.md"), "global codex\n");
+        write(&repo.home.join(".claude/CLAUDE.md"), "user claude\n");
+        write(&repo.home.join(".gemini/GEMINI.md"), "global gemini\n");
+    }
+}
+
+#[test]
+fn every_chain_is_what_context_says_in_each_of_its_directories() {
+    let seed: u64 = std::env::var("PROMPTINCLUDE_AGENTS_AUDIT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("agents audit seed {seed} (PROMPTINCLUDE_AGENTS_AUDIT_SEED repeats it)");
+    let mut rng = Rng::new(seed);
+    let mut chains_seen = 0;
+    for case in 0..12 {
+        let repo = Repo::new();
+        random_monorepo(&mut rng, &repo);
+        let tree = repo.audit(&Agent::ALL);
+        let dirs = agents::directories(&repo.root, &agents::disk::Live).unwrap();
+        for agent in &tree.agents {
+            let label = format!("seed {seed} case {case} {}", agent.agent.name());
+            assert_eq!(agent.error, None, "{label}");
+            // Every start directory is on exactly one chain.
+            let mut on: Vec<&PathBuf> = agent.chains.iter().flat_map(|c| &c.dirs).collect();
+            on.sort();
+            let expected: Vec<&PathBuf> = if agent.agent == Agent::AgentZero {
+                vec![&dirs[0]]
+            } else {
+                let mut all: Vec<&PathBuf> = dirs.iter().collect();
+                all.sort();
+                all
+            };
+            assert_eq!(on, expected, "{label}");
+            for chain in &agent.chains {
+                chains_seen += 1;
+                assert_eq!(chain.start, chain.dirs[0], "{label}");
+                for dir in &chain.dirs {
+                    let alone = agents::context(
+                        agent.agent,
+                        &Start {
+                            cwd: dir,
+                            home: &repo.home,
+                            env: &env,
+                        },
+                    )
+                    .unwrap();
+                    let at = format!("{label} in {}", dir.display());
+                    assert_eq!(alone.files, chain.context.files, "{at}");
+                    assert_eq!(alone.limit, chain.context.limit, "{at}");
+                    assert_eq!(alone.root, chain.context.root, "{at}");
+                    assert_eq!(alone.notes, chain.context.notes, "{at}");
+                    if dir == &chain.start {
+                        let raw = alone.raw().unwrap_or_default();
+                        assert_eq!(raw.len(), chain.bytes, "{at}");
+                    }
+                }
+            }
+            // Chains differ: no two have the same files.
+            for (i, a) in agent.chains.iter().enumerate() {
+                for b in &agent.chains[i + 1..] {
+                    assert!(
+                        a.context.files != b.context.files
+                            || a.context.limit != b.context.limit
+                            || a.context.root != b.context.root
+                            || a.context.notes != b.context.notes,
+                        "{label}: two chains alike, from {} and {}",
+                        a.start.display(),
+                        b.start.display()
+                    );
+                }
+            }
+        }
+        // Each warning about a file the agents loaded names a real outcome.
+        for w in &tree.warnings {
+            if w.kind == AgentWarningKind::Truncated {
+                let codex = tree
+                    .agents
+                    .iter()
+                    .find(|a| a.agent == Agent::Codex)
+                    .unwrap();
+                assert!(
+                    codex
+                        .chains
+                        .iter()
+                        .any(|c| c.context.files.iter().any(|f| f.path == w.path
+                            && matches!(
+                                f.outcome,
+                                agents::Outcome::Truncated { .. }
+                                    | agents::Outcome::Skipped(agents::Skip::LimitReached)
+                            ))),
+                    "seed {seed} case {case}: {w:?}"
+                );
+            }
+        }
+    }
+    assert!(chains_seen > 12 * 5, "seed {seed}: {chains_seen} chains");
+}
+
+#[test]
+fn the_command_reports_the_chains_context_reports() {
+    let repo = Repo::new();
+    repo.write("AGENTS.md", &"root rule ".repeat(2000))
+        .write("services/payments/AGENTS.md", &"pay ".repeat(9000))
+        .write("services/payments/api/AGENTS.override.md", "override\n")
+        .write("services/payments/api/AGENTS.md", "shadowed\n")
+        .write("CLAUDE.md", "claude @docs/style.md\n")
+        .write("docs/style.md", "style\n");
+    let home = repo.home.to_string_lossy().into_owned();
+    let root = repo.root.to_string_lossy().into_owned();
+    let out = common::command(common::binary())
+        .args([
+            "audit",
+            "--agents",
+            "codex,claude-code",
+            "--json",
+            "--home",
+            &home,
+            &root,
+        ])
+        .env("HOME", &repo.home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let root_record: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["type"] == "root")
+        .unwrap();
+    let agents = root_record["agents"]["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 2);
+    let mut compared = 0;
+    for agent in agents {
+        let name = agent["agent"].as_str().unwrap();
+        for chain in agent["chains"].as_array().unwrap() {
+            for dir in chain["dirs"].as_array().unwrap() {
+                let dir = dir.as_str().unwrap();
+                let out = common::command(common::binary())
+                    .args([
+                        "context", "--agent", name, "--json", "--home", &home, "--cwd", dir,
+                    ])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success());
+                let context: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(context["files"], chain["files"], "{name} in {dir}");
+                assert_eq!(context["limit"], chain["limit"], "{name} in {dir}");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(
+        compared,
+        2 * 5,
+        "root, docs, services, services/payments and its api"
+    );
+    let warnings = root_record["agents"]["warnings"].as_array().unwrap();
+    let kinds: Vec<&str> = warnings
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"truncated"), "{kinds:?}");
+    assert!(kinds.contains(&"shadowed"), "{kinds:?}");
+
+    // The gate: exit 1, with the file and the kind on stderr.
+    let out = common::command(common::binary())
+        .args([
+            "audit",
+            "--agents",
+            "codex",
+            "--fail-on",
+            "truncated",
+            "--home",
+            &home,
+            &root,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("services/payments/AGENTS.md: codex warning truncated"),
+        "{stderr}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("codex 0.171.0: "), "{text}");
+    assert!(
+        text.contains("truncated codex services/payments/AGENTS.md: cut at byte"),
+        "{text}"
+    );
+    // Without the gate the same audit passes.
+    let out = common::command(common::binary())
+        .args(["audit", "--agents", "codex", "--home", &home, &root])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn truncated_names_the_cut_and_where_it_happens() {
+    let repo = Repo::new();
+    repo.write("AGENTS.md", &"a".repeat(20_000))
+        .write("services/payments/AGENTS.md", &"b".repeat(20_000))
+        .write("services/other/AGENTS.md", "small\n");
+    let tree = repo.audit(&[Agent::Codex]);
+    let w = find(
+        &tree,
+        AgentWarningKind::Truncated,
+        "services/payments/AGENTS.md",
+    );
+    assert_eq!(w.dirs, [repo.root.join("services/payments")]);
+    let codex = &tree.agents[0];
+    let chain = codex
+        .chains
+        .iter()
+        .find(|c| c.start == repo.root.join("services/payments"))
+        .unwrap();
+    let cut = chain
+        .context
+        .files
+        .iter()
+        .find_map(|f| match f.outcome {
+            agents::Outcome::Truncated { at, of } => Some((at, of)),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        w.message
+            .contains(&format!("cut at byte {} of {}", cut.0, cut.1)),
+        "{}",
+        w.message
+    );
+    assert_eq!(of_kind(&tree, AgentWarningKind::Truncated).len(), 1);
+    // Under the limit nothing is cut.
+    let small = Repo::new();
+    small.write("AGENTS.md", "a\n").write("x/AGENTS.md", "b\n");
+    assert!(of_kind(&small.audit(&[Agent::Codex]), AgentWarningKind::Truncated).is_empty());
+}
+
+#[test]
+fn shadowed_files_for_codex_claude_and_cursor() {
+    let repo = Repo::new();
+    repo.write("api/AGENTS.override.md", "override\n")
+        .write("api/AGENTS.md", "plain\n")
+        .write("web/CLAUDE.md", "claude\n")
+        .write("web/AGENTS.md", "agents\n")
+        .write(".cursorrules", "legacy\n")
+        .write(".cursor/rules/a.mdc", "---\nalwaysApply: true\n---\nA\n");
+    let tree = repo.audit(&[Agent::Codex, Agent::ClaudeCode]);
+    let shadowed = of_kind(&tree, AgentWarningKind::Shadowed);
+    assert!(
+        shadowed.contains(&("codex", "api/AGENTS.md".into())),
+        "{shadowed:?}"
+    );
+    assert!(
+        shadowed.contains(&("claude-code", "web/AGENTS.md".into())),
+        "{shadowed:?}"
+    );
+    assert!(
+        shadowed.contains(&("cursor", ".cursorrules".into())),
+        "{shadowed:?}"
+    );
+    assert!(find(&tree, AgentWarningKind::Shadowed, ".cursorrules").lint_only);
+    assert!(
+        !shadowed.contains(&("codex", "web/AGENTS.md".into())),
+        "{shadowed:?}"
+    );
+}
+
+#[test]
+fn dead_scopes_for_claude_cursor_and_copilot() {
+    let repo = Repo::new();
+    repo.write(
+        ".claude/rules/ts.md",
+        "---\npaths:\n  - \"src/**/*.ts\"\n---\nTS\n",
+    )
+    .write(
+        ".claude/rules/py.md",
+        "---\npaths: [\"**/*.py\"]\n---\nPY\n",
+    )
+    .write(".cursor/rules/go.mdc", "---\nglobs: **/*.go\n---\nGO\n")
+    .write(".cursor/rules/md.mdc", "---\nglobs: docs/*.md\n---\nMD\n")
+    .write(
+        ".github/instructions/rs.instructions.md",
+        "---\napplyTo: \"**/*.rs\"\n---\nRS\n",
+    )
+    .write(
+        ".github/instructions/ts.instructions.md",
+        "---\napplyTo: \"**/*.ts\"\n---\nTS\n",
+    )
+    .write("src/app/main.ts", "code\n")
+    .write("docs/guide.md", "guide\n");
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    let dead = of_kind(&tree, AgentWarningKind::DeadScope);
+    assert_eq!(
+        dead,
+        [
+            ("claude-code", ".claude/rules/py.md".to_string()),
+            (
+                "copilot",
+                ".github/instructions/rs.instructions.md".to_string()
+            ),
+            ("cursor", ".cursor/rules/go.mdc".to_string()),
+        ]
+    );
+    assert_eq!(
+        find(&tree, AgentWarningKind::DeadScope, ".claude/rules/py.md").line,
+        Some(2)
+    );
+}
+
+#[test]
+fn front_matter_read_otherwise_than_written() {
+    let repo = Repo::new();
+    repo.write(".claude/rules/empty.md", "---\npaths: []\n---\nE\n")
+        .write(
+            ".claude/rules/alias.md",
+            "---\npaths:\n  - **/*.ts\n---\nA\n",
+        )
+        .write(
+            ".claude/rules/dot.md",
+            "---\npaths: [\"./src/a.ts\"]\n---\nD\n",
+        )
+        .write(".claude/rules/any.md", "---\npaths: [\"*.ts\"]\n---\nT\n")
+        .write(".claude/rules/top.md", "---\npaths: [\"src/**\"]\n---\nT\n")
+        // The documentation accepts a comma-separated string: not flagged.
+        .write(
+            ".claude/rules/string.md",
+            "---\npaths: \"src/a.ts, src/b.ts\"\n---\nS\n",
+        )
+        .write(
+            ".claude/rules/list.md",
+            "---\npaths:\n  - src/a.ts\n---\nL\n",
+        )
+        .write(".cursor/rules/quoted.mdc", "---\nglobs: \"*.ts\"\n---\nQ\n")
+        .write(
+            ".cursor/rules/list.mdc",
+            "---\nglobs:\n  - src/*.ts\n---\nQ\n",
+        )
+        .write(".cursor/rules/star.mdc", "---\nglobs: **/*.ts\n---\nQ\n")
+        .write(".cursor/rules/fine.mdc", "---\nglobs: src/*.ts\n---\nQ\n")
+        .write(".cursor/rules/plain.md", "plain\n")
+        .write(
+            ".github/instructions/none.instructions.md",
+            "no front matter\n",
+        )
+        .write("src/a.ts", "a\n");
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    let bad = of_kind(&tree, AgentWarningKind::BadFrontMatter);
+    let message = |rel: &str| {
+        tree.warnings
+            .iter()
+            .filter(|w| w.kind == AgentWarningKind::BadFrontMatter && w.path == tree.root.join(rel))
+            .map(|w| w.message.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    for (agent, rel, says) in [
+        ("claude-code", ".claude/rules/empty.md", "loads everywhere"),
+        ("claude-code", ".claude/rules/alias.md", "not YAML"),
+        ("claude-code", ".claude/rules/dot.md", "never matches"),
+        ("claude-code", ".claude/rules/any.md", "at any depth"),
+        ("claude-code", ".claude/rules/top.md", "is read as \"src\""),
+        ("cursor", ".cursor/rules/quoted.mdc", "quotes and brackets"),
+        ("cursor", ".cursor/rules/list.mdc", "YAML list"),
+        ("cursor", ".cursor/rules/star.mdc", "works in Cursor"),
+        ("cursor", ".cursor/rules/plain.md", "only .mdc"),
+        (
+            "copilot",
+            ".github/instructions/none.instructions.md",
+            "applyTo",
+        ),
+    ] {
+        assert!(bad.contains(&(agent, rel.to_string())), "{rel} in {bad:?}");
+        assert!(message(rel).contains(says), "{rel}: {}", message(rel));
+    }
+    for fine in [
+        ".claude/rules/string.md",
+        ".claude/rules/list.md",
+        ".cursor/rules/fine.mdc",
+    ] {
+        assert!(!bad.iter().any(|(_, p)| p == fine), "{fine}: {bad:?}");
+    }
+    // What Claude Code does with them: the unparsable and the empty load
+    // at start; the others are scoped.
+    let claude = &tree.agents[0].chains[0].context.files;
+    let outcome = |rel: &str| {
+        let path = tree.root.join(rel);
+        claude
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.outcome.clone())
+    };
+    assert_eq!(
+        outcome(".claude/rules/alias.md"),
+        Some(agents::Outcome::Loaded)
+    );
+    assert_eq!(
+        outcome(".claude/rules/empty.md"),
+        Some(agents::Outcome::Loaded)
+    );
+    assert_eq!(
+        outcome(".claude/rules/dot.md"),
+        Some(agents::Outcome::Skipped(agents::Skip::ScopedOut))
+    );
+    // `./src/a.ts` never matches, so that rule is dead too.
+    let dead = of_kind(&tree, AgentWarningKind::DeadScope);
+    assert!(
+        dead.contains(&("claude-code", ".claude/rules/dot.md".to_string())),
+        "{dead:?}"
+    );
+    assert!(
+        !dead.iter().any(|(_, p)| p == ".claude/rules/any.md"),
+        "{dead:?}"
+    );
+}
+
+#[test]
+fn imports_that_do_not_resolve_go_too_deep_or_loop() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "root @missing.md @a.md @d1.md\n")
+        .write("a.md", "a @b.md\n")
+        .write("b.md", "b @a.md\n")
+        .write("d1.md", "@d2.md\n")
+        .write("d2.md", "@d3.md\n")
+        .write("d3.md", "@d4.md\n")
+        .write("d4.md", "@d5.md\n")
+        .write("d5.md", "@d6.md\n")
+        .write("d6.md", "deep\n");
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    assert_eq!(
+        of_kind(&tree, AgentWarningKind::UnresolvedImport),
+        [("claude-code", "missing.md".to_string())]
+    );
+    assert_eq!(
+        of_kind(&tree, AgentWarningKind::ImportCycle),
+        [("claude-code", "a.md".to_string())]
+    );
+    let deep = of_kind(&tree, AgentWarningKind::ImportTooDeep);
+    assert_eq!(deep.len(), 1, "{deep:?}");
+    assert!(deep[0].1.starts_with('d'), "{deep:?}");
+}
+
+#[test]
+fn duplicates_are_the_same_text_sent_twice() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "the same rule\n")
+        .write(".claude/CLAUDE.md", "the same rule\n")
+        .write("sub/CLAUDE.md", "another rule\n");
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    assert_eq!(
+        of_kind(&tree, AgentWarningKind::Duplicate),
+        [("claude-code", ".claude/CLAUDE.md".to_string())]
+    );
+    // A file linked under a second name the agent reads.
+    let linked = Repo::new();
+    linked
+        .write("GEMINI.md", "gemini\n")
+        .write("sub/x.md", "x\n");
+    symlink(
+        linked.root.join("GEMINI.md"),
+        linked.root.join("sub/GEMINI.md"),
+    )
+    .unwrap();
+    let tree = linked.audit(&[Agent::Gemini]);
+    let dup = of_kind(&tree, AgentWarningKind::Duplicate);
+    let gemini = &tree.agents[0];
+    let sub = gemini
+        .chains
+        .iter()
+        .find(|c| c.dirs.contains(&linked.root.join("sub")))
+        .unwrap();
+    let sent = sub
+        .context
+        .files
+        .iter()
+        .filter(|f| matches!(f.outcome, agents::Outcome::Loaded))
+        .count();
+    // Gemini either reads both (a duplicate) or one of them (none).
+    assert_eq!(dup.len(), usize::from(sent == 2), "{dup:?} {sent}");
+}
+
+#[test]
+fn over_recommended_is_past_claude_codes_warning() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", &"x".repeat(40_001))
+        .write("ok/CLAUDE.md", &"y".repeat(40_000));
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    assert_eq!(
+        of_kind(&tree, AgentWarningKind::OverRecommended),
+        [("claude-code", "CLAUDE.md".to_string())]
+    );
+}
+
+#[test]
+fn not_shared_is_a_rule_one_agent_gets_and_another_does_not() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "root claude\n")
+        .write("services/payments/AGENTS.md", "payments\n")
+        .write("services/orders/AGENTS.md", "orders\n")
+        .write("services/orders/CLAUDE.md", "@AGENTS.md\n");
+    let tree = repo.audit(&[Agent::Codex, Agent::ClaudeCode]);
+    let not_shared = of_kind(&tree, AgentWarningKind::NotShared);
+    let payments = find(
+        &tree,
+        AgentWarningKind::NotShared,
+        "services/payments/AGENTS.md",
+    );
+    assert_eq!(payments.agent, "claude-code");
+    assert!(
+        payments
+            .message
+            .starts_with("codex loads it; claude-code does not"),
+        "{}",
+        payments.message
+    );
+    assert_eq!(payments.dirs, [repo.root.join("services/payments")]);
+    // Imported by the CLAUDE.md beside it: shared.
+    assert!(
+        !not_shared
+            .iter()
+            .any(|(_, p)| p == "services/orders/AGENTS.md"),
+        "{not_shared:?}"
+    );
+    // The root CLAUDE.md reaches Claude Code only: Codex misses it, everywhere.
+    let root = find(&tree, AgentWarningKind::NotShared, "CLAUDE.md");
+    assert_eq!(root.agent, "codex");
+    assert!(
+        root.dirs.contains(&repo.root) && root.dirs.len() >= 3,
+        "{:?}",
+        root.dirs
+    );
+    // One agent alone shares with no one.
+    let alone = repo.audit(&[Agent::Codex]);
+    assert!(of_kind(&alone, AgentWarningKind::NotShared).is_empty());
+}
+
+#[test]
+fn every_kind_has_a_stable_name_and_is_a_gate() {
+    let names: Vec<&str> = AgentWarningKind::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "truncated",
+            "shadowed",
+            "dead_scope",
+            "bad_front_matter",
+            "unresolved_import",
+            "import_too_deep",
+            "import_cycle",
+            "duplicate",
+            "over_recommended",
+            "not_shared"
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for name in names {
+        let out = common::promptinclude(
+            &[
+                "audit",
+                "--agents",
+                "codex",
+                "--fail-on",
+                name,
+                "--home",
+                "/nonexistent",
+                ".",
+            ],
+            dir.path(),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = common::promptinclude(&["audit", "--agents", "cursor", "."], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected all or some of"));
+}
+
+#[test]
+fn the_docs_example_is_current() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = fs::read_to_string(repo.join("docs/audit.md")).unwrap();
+    let at = doc
+        .find("\n$ promptinclude audit --agents")
+        .expect("the example");
+    let line_end = at + 1 + doc[at + 1..].find('\n').unwrap();
+    let args: Vec<&str> = doc[at + 3..line_end].split_whitespace().skip(1).collect();
+    let shown = &doc[line_end + 1..line_end + 1 + doc[line_end + 1..].find("```").unwrap()];
+    // Claude Code reads every directory above: run in a copy where nothing
+    // above can add a file.
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    fs::create_dir_all(base.join("fixtures")).unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg("-R")
+        .arg(repo.join("fixtures/agents"))
+        .arg(base.join("fixtures"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let out = common::command(common::binary())
+        .args(&args)
+        .current_dir(&base)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(base.to_str().unwrap(), "…");
+    // What is sent and the budget name the fixture's path: their numbers
+    // depend on where the copy is.
+    let digits = regex::Regex::new(r"[0-9]+(\.[0-9]+)?").unwrap();
+    let masked = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|line| {
+                if line.contains("sends ") || line.contains("budget used") || line.contains('%') {
+                    digits.replace_all(line, "N").into_owned()
+                } else {
+                    line.to_string()
+                }
+            })
+            .collect()
+    };
+    assert_eq!(masked(&printed), masked(shown));
+    assert!(printed.contains("truncated codex services/AGENTS.md: cut at byte 266 of 324"));
+}
