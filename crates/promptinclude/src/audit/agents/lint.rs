@@ -161,15 +161,7 @@ fn lint_warning(
 /// The project directory of a file in some `.cursor/rules/`, when it is in
 /// one.
 fn cursor_rules_dir(file: &Path) -> Option<&Path> {
-    file.ancestors().skip(1).find_map(|a| {
-        let is_rules = a.file_name().is_some_and(|n| n == "rules")
-            && a.parent()
-                .and_then(Path::file_name)
-                .is_some_and(|n| n == ".cursor");
-        is_rules
-            .then(|| a.parent().and_then(Path::parent))
-            .flatten()
-    })
+    holder_of(file, ".cursor", "rules")
 }
 
 /// The repository root of a `.github/instructions/**/*.instructions.md`.
@@ -178,14 +170,17 @@ fn copilot_root(file: &Path) -> Option<&Path> {
     if !name.ends_with(".instructions.md") {
         return None;
     }
+    holder_of(file, ".github", "instructions")
+}
+
+/// The directory holding the nearest `<dot>/<name>/` above `file`.
+fn holder_of<'a>(file: &'a Path, dot: &str, name: &str) -> Option<&'a Path> {
     file.ancestors().skip(1).find_map(|a| {
-        let is_instructions = a.file_name().is_some_and(|n| n == "instructions")
+        let found = a.file_name().is_some_and(|n| n == name)
             && a.parent()
                 .and_then(Path::file_name)
-                .is_some_and(|n| n == ".github");
-        is_instructions
-            .then(|| a.parent().and_then(Path::parent))
-            .flatten()
+                .is_some_and(|n| n == dot);
+        found.then(|| a.parent().and_then(Path::parent)).flatten()
     })
 }
 
