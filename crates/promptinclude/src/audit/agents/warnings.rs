@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Serialize, Serializer};
+use sha2::{Digest as _, Sha256};
 
 use super::{AgentChains, Chain};
 use crate::agents::claude_code;
@@ -481,15 +482,28 @@ fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
                 .collect()
         })
         .collect();
-    let target = |p: &Path| disk.canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let text = |p: &Path| disk.read(p).ok();
-    let sends =
-        |chain: &Chain, file: &Path| {
-            let (want, want_text) = (target(file), text(file));
-            chain.context.files.iter().filter(|f| is_sent(f)).any(|f| {
-                target(&f.path) == want || (want_text.is_some() && text(&f.path) == want_text)
-            })
-        };
+    // Each sent file's identity, found once: its target and its text's
+    // digest (the comparisons below are many; the files are few).
+    let mut ids: HashMap<&Path, (PathBuf, Option<[u8; 32]>)> = HashMap::new();
+    for chain in agents.iter().flat_map(|a| &a.chains) {
+        for f in chain.context.files.iter().filter(|f| is_sent(f)) {
+            ids.entry(&f.path).or_insert_with(|| {
+                let target = disk
+                    .canonicalize(&f.path)
+                    .unwrap_or_else(|_| f.path.clone());
+                let digest = disk.read(&f.path).ok().map(|b| Sha256::digest(b).into());
+                (target, digest)
+            });
+        }
+    }
+    let target = |p: &Path| ids[p].0.clone();
+    let sends = |chain: &Chain, file: &Path| {
+        let (want, want_text) = &ids[file];
+        chain.context.files.iter().filter(|f| is_sent(f)).any(|f| {
+            let (got, got_text) = &ids[f.path.as_path()];
+            got == want || (want_text.is_some() && got_text == want_text)
+        })
+    };
     // For each (file, agent that misses it): where, and who loads it there.
     struct Miss {
         path: PathBuf,
