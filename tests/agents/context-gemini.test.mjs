@@ -223,6 +223,7 @@ const EDGE_CASES = [
 	edge("file-name-list", { files: { ...git, "tree/AGENTS.md": "AG\n", "tree/GEMINI.md": "GE\n", "tree/CONTEXT.md": "CO\n", "home/.gemini/AGENTS.md": "GA\n" }, settings: { fileName: ["CONTEXT.md", "AGENTS.md"] } }),
 	edge("workspace-settings-replace", { files: { ...git, "tree/AGENTS.md": "AG\n", "tree/NOTES.md": "NO\n" }, settings: { fileName: "AGENTS.md" }, workspaceSettings: { fileName: "NOTES.md" } }),
 	edge("trimmed-and-blank", { files: { ...git, "tree/GEMINI.md": "\ufeff\n  X  \r\n\n", "tree/a/GEMINI.md": " \n\t" }, cwd: "tree/a" }),
+	edge("line-feed-runs", { files: { ...git, "home/.gemini/GEMINI.md": "G\n\n\n\nH\r\n\n\n\n@./i.md\n", "home/.gemini/i.md": "\n\n  \n", "tree/GEMINI.md": "P\n\n\n\nQ\n" } }),
 	edge("invalid-utf8", { files: { ...git, "tree/GEMINI.md": { hex: "41ff0d0a42" } } }),
 	edge("imports", { files: { ...git, "tree/GEMINI.md": "@./a.md and @b.md\n`@./a.md` x@./a.md @./missing.md @../out.md\n", "tree/a.md": "A @./c.md\n", "tree/b.md": "B\n", "tree/c.md": "C\n", "out.md": "OUT\n" } }),
 	edge("import-cycle-and-self", { files: { ...git, "tree/GEMINI.md": "@./GEMINI.md @./a.md\n", "tree/a.md": "A @./b.md\n", "tree/b.md": "B @./a.md\n" } }),

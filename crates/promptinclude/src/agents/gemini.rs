@@ -22,7 +22,9 @@
 //!   a comment saying why.
 //! * Each file is sent trimmed (JavaScript's `trim`), between
 //!   `--- Context from: <path> ---` and `--- End of Context from: <path> ---`;
-//!   a blank one is left out.
+//!   a blank one is left out. The system instruction has every run of three
+//!   or more line feeds made two (so a global file's are); the user message
+//!   is sent as it is.
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -188,6 +190,13 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
                 continue;
             };
             let trimmed = js_trim(text);
+            // The system instruction (global files, private memory) is sent
+            // with its line-feed runs collapsed; the user message is not.
+            let trimmed = match role {
+                Role::Project => std::borrow::Cow::Borrowed(trimmed),
+                _ => collapse_line_feeds(trimmed),
+            };
+            let trimmed = trimmed.as_ref();
             let bytes = bytes_of(disk, path);
             if trimmed.is_empty() {
                 files.push(ContextFile {
@@ -266,6 +275,28 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         parts,
         notes,
     })
+}
+
+/// Every run of three or more line feeds made two, as Gemini CLI does to
+/// the whole system instruction (`finalPrompt.replace(/\n{3,}/g, "\n\n")`).
+fn collapse_line_feeds(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\n\n\n") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '\n' {
+            run += 1;
+            if run > 2 {
+                continue;
+            }
+        } else {
+            run = 0;
+        }
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The header of the global files' section (for the models Gemini CLI
