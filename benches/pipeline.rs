@@ -191,9 +191,62 @@ fn git_revisions(c: &mut Criterion) {
 #[cfg(not(feature = "git"))]
 fn git_revisions(_: &mut Criterion) {}
 
+/// W5's seven repositories with every agent's rule files, and an empty
+/// home for the agents, generated once per process.
+fn agent_repos() -> &'static (tempfile::TempDir, Vec<std::path::PathBuf>) {
+    static DIR: std::sync::OnceLock<(tempfile::TempDir, Vec<std::path::PathBuf>)> =
+        std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = workload::w5(&dir.path().join("repos"));
+        std::fs::create_dir(dir.path().join("home")).unwrap();
+        (dir, roots)
+    })
+}
+
+/// `audit --agents all` against plain `audit` over the same roots (issue
+/// 24's bound: at most 1.5 times as long).
+fn agents_audit(c: &mut Criterion) {
+    use promptinclude::agents::Agent;
+    use promptinclude::audit::agents::{audit_tree, Setup};
+    use promptinclude::config::LoadNotes;
+    use promptinclude::project::ConfigSource;
+
+    let (dir, roots) = agent_repos();
+    let scanner = Scanner::new(Config::default()).unwrap();
+    let home = dir.path().join("home");
+    let env = |_: &str| None;
+    let setup = Setup {
+        home: &home,
+        env: &env,
+    };
+    let plain = || {
+        for root in roots {
+            let audit = promptinclude::audit_root(
+                &scanner,
+                root,
+                &ConfigSource::Default,
+                &LoadNotes::default(),
+            );
+            black_box(audit.unwrap());
+        }
+    };
+    let mut group = c.benchmark_group("audit/w5-7-repos");
+    group.bench_function("plain", |b| b.iter(plain));
+    group.bench_function("agents-all", |b| {
+        b.iter(|| {
+            plain();
+            for root in roots {
+                black_box(audit_tree(&Agent::ALL, root, &setup));
+            }
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = walk, patterns, decode_bench, budget_and_render, whole_scan, git_revisions
+    targets = walk, patterns, decode_bench, budget_and_render, whole_scan, git_revisions, agents_audit
 }
 criterion_main!(benches);

@@ -8,6 +8,10 @@
 //! * W2 — many repositories: 200 roots of ~2k files each.
 //! * W3 — big rule files: 1–2 MB of mixed prose, code, CJK and emoji.
 //! * W4 — pathological text: 50–100 KB runs of one character class.
+//! * W5 — every agent's rules: 7 repositories of 300 to 4k files, each with
+//!   `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, `.claude/rules`, Cursor and
+//!   Copilot rules and `*.promptinclude.md` files at the root and nested
+//!   (`audit --agents` against plain `audit`).
 #![allow(dead_code)]
 
 use std::fs;
@@ -267,5 +271,74 @@ pub fn w4(root: &Path) {
         };
         f.write_all(unit.repeat(bytes / unit.len()).as_bytes())
             .unwrap();
+    }
+}
+
+/// W5: seven repositories under `base` (`agents0` ... `agents6`), each
+/// with every agent's rule files as real monorepos carry them; returns
+/// their roots.
+pub fn w5(base: &Path) -> Vec<PathBuf> {
+    [4000, 2500, 1800, 1200, 900, 600, 300]
+        .iter()
+        .enumerate()
+        .map(|(i, &files)| {
+            let mut rng = Rng::new(5000 + i as u64);
+            let root = base.join(format!("agents{i}"));
+            fs::create_dir_all(root.join(".git")).unwrap();
+            let dirs = source_tree(&mut rng, &root, files);
+            ignored_tree(&mut rng, &root.join("node_modules"), files / 10);
+            rule_files(&mut rng, &dirs, 5);
+            agent_files(&mut rng, &root, &dirs);
+            root
+        })
+        .collect()
+}
+
+/// The root's files of every agent, and nested `AGENTS.md` (some under an
+/// `AGENTS.override.md`, some with a `CLAUDE.md` linked to them) in about
+/// one directory in eight, one of them past Codex's 32 KiB.
+fn agent_files(rng: &mut Rng, root: &Path, dirs: &[PathBuf]) {
+    let at = |p: &str| root.join(p);
+    write(&at("AGENTS.md"), RULE_TEXT.as_bytes());
+    write(
+        &at("CLAUDE.md"),
+        format!("@AGENTS.md\n{RULE_TEXT}").as_bytes(),
+    );
+    write(
+        &at("GEMINI.md"),
+        format!("{RULE_TEXT}@./docs/style.md\n").as_bytes(),
+    );
+    write(&at("docs/style.md"), RULE_TEXT.as_bytes());
+    write(
+        &at(".claude/rules/api.md"),
+        format!("---\npaths:\n  - \"src/**/*.ts\"\n---\n{RULE_TEXT}").as_bytes(),
+    );
+    write(&at(".claude/rules/style.md"), RULE_TEXT.as_bytes());
+    write(
+        &at(".cursor/rules/general.mdc"),
+        format!("---\ndescription: General rules\nglobs: src/**/*.ts\nalwaysApply: false\n---\n{RULE_TEXT}").as_bytes(),
+    );
+    write(&at(".github/copilot-instructions.md"), RULE_TEXT.as_bytes());
+    write(
+        &at(".github/instructions/ts.instructions.md"),
+        format!("---\napplyTo: \"**/*.ts\"\n---\n{RULE_TEXT}").as_bytes(),
+    );
+    let mut big = true;
+    for dir in dirs.iter().skip(1) {
+        if rng.below(8) != 0 {
+            continue;
+        }
+        let mut text = String::from(RULE_TEXT);
+        if std::mem::take(&mut big) {
+            text.push_str(&"Keep every handler small and every error named. ".repeat(800));
+        }
+        write(&dir.join("AGENTS.md"), text.as_bytes());
+        match rng.below(6) {
+            0 => write(&dir.join("AGENTS.override.md"), RULE_TEXT.as_bytes()),
+            1 | 2 => {
+                let _ = std::os::unix::fs::symlink("AGENTS.md", dir.join("CLAUDE.md"));
+            }
+            _ => {}
+        }
     }
 }
