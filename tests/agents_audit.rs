@@ -83,6 +83,11 @@ fn find<'a>(tree: &'a TreeAudit, kind: AgentWarningKind, rel: &str) -> &'a Agent
 /// A random monorepo: every agent's files at random depths, imports that
 /// resolve or not, sizes around Codex's limit, links, front matter.
 fn random_monorepo(rng: &mut Rng, repo: &Repo) {
+    random_monorepo_at(rng, &repo.root, &repo.home);
+}
+
+/// [`random_monorepo`] at `root`, with the user's files in `home`.
+pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
     const DIRS: &[&str] = &[
         "",
         "apps",
@@ -107,7 +112,7 @@ fn random_monorepo(rng: &mut Rng, repo: &Repo) {
         "notes.md",
     ];
     for dir in DIRS {
-        fs::create_dir_all(repo.root.join(dir)).unwrap();
+        fs::create_dir_all(root.join(dir)).unwrap();
         for name in NAMES {
             if !rng.chance(22) {
                 continue;
@@ -134,23 +139,20 @@ fn random_monorepo(rng: &mut Rng, repo: &Repo) {
                     rng.pick(&["*.go", "**/*.md", "\"*.ts\""])
                 );
             }
-            write(&repo.root.join(&rel), &text);
+            write(&root.join(&rel), &text);
         }
     }
     if rng.chance(50) {
-        write(&repo.root.join("apps/web/src/main.ts"), "code\n");
+        write(&root.join("apps/web/src/main.ts"), "code\n");
     }
-    if rng.chance(40) && !repo.root.join("apps/CLAUDE.md").exists() {
-        fs::create_dir_all(repo.root.join("apps")).unwrap();
-        let _ = symlink(
-            repo.root.join("AGENTS.md"),
-            repo.root.join("apps/CLAUDE.md"),
-        );
+    if rng.chance(40) && !root.join("apps/CLAUDE.md").exists() {
+        fs::create_dir_all(root.join("apps")).unwrap();
+        let _ = symlink(root.join("AGENTS.md"), root.join("apps/CLAUDE.md"));
     }
     if rng.chance(30) {
-        write(&repo.home.join(".codex/AGENTS.md"), "global codex\n");
-        write(&repo.home.join(".claude/CLAUDE.md"), "user claude\n");
-        write(&repo.home.join(".gemini/GEMINI.md"), "global gemini\n");
+        write(&home.join(".codex/AGENTS.md"), "global codex\n");
+        write(&home.join(".claude/CLAUDE.md"), "user claude\n");
+        write(&home.join(".gemini/GEMINI.md"), "global gemini\n");
     }
 }
 
@@ -796,4 +798,41 @@ fn the_docs_example_is_current() {
     };
     assert_eq!(masked(&printed), masked(shown));
     assert!(printed.contains("truncated codex services/AGENTS.md: cut at byte 266 of 324"));
+}
+
+#[test]
+fn a_relative_agent_directory_is_resolved_from_each_start() {
+    // CODEX_HOME=../alt names another directory from each start, as it does
+    // to Codex; from the root it names nothing, and Codex would not start
+    // there: the audit says so as the agent's error, naming the variable.
+    let repo = Repo::new();
+    repo.write("AGENTS.md", "root\n")
+        .write("sub/AGENTS.md", "sub\n");
+    fs::create_dir_all(repo.root.join("alt")).unwrap();
+    let relative = |name: &str| match name {
+        "CODEX_HOME" => Some(OsString::from("../alt")),
+        _ => env(name),
+    };
+    let setup = Setup {
+        home: &repo.home,
+        env: &relative,
+    };
+    let tree = audit_tree(&[Agent::Codex], &repo.root, &setup);
+    let error = tree.agents[0].error.as_deref().unwrap_or_default();
+    assert!(
+        error.contains("CODEX_HOME") && error.contains("../alt"),
+        "{error:?}"
+    );
+    assert!(tree.agents[0].chains.is_empty());
+    // From sub/ it names repo/alt, and there Codex starts.
+    let start = Start {
+        cwd: &repo.root.join("sub"),
+        home: &repo.home,
+        env: &relative,
+    };
+    let context = agents::context(Agent::Codex, &start).unwrap();
+    assert!(context
+        .files
+        .iter()
+        .any(|f| f.path.ends_with("sub/AGENTS.md")));
 }

@@ -35,7 +35,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "./context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, requestWith, run } from "./helpers.mjs";
 import { startMock, textsOf } from "./mock-anthropic.mjs";
 
@@ -462,6 +462,7 @@ async function runCase(name, spec) {
 		spec,
 		paths: `$BASE=${base} cwd=${cwd} home=${home}${env.CLAUDE_CONFIG_DIR ? ` CLAUDE_CONFIG_DIR=${env.CLAUDE_CONFIG_DIR}` : ""}`,
 	});
+	await assertAuditChain({ bin: BIN, agent: "claude-code", base, cwd, home, env, sent, where });
 }
 
 registerContextTests({

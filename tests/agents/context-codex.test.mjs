@@ -36,7 +36,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, expand, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, writeTree } from "./context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, expand, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, requestWith, run } from "./helpers.mjs";
 import { startMock, textsOf } from "./mock-responses.mjs";
 
@@ -504,6 +504,7 @@ async function runCase(name, spec) {
 		spec,
 		paths: `$BASE=${base} cwd=${cwd} home=${home}${env.CODEX_HOME ? ` CODEX_HOME=${env.CODEX_HOME}` : ""}`,
 	});
+	await assertAuditChain({ bin: BIN, agent: "codex", base, cwd, home, env, sent: codexText, where });
 }
 
 registerContextTests({

@@ -33,7 +33,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeTree } from "./context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, run } from "./helpers.mjs";
 import { mainRequest, startMock } from "./mock-gemini.mjs";
 
@@ -304,6 +304,7 @@ async function runCase(name, spec) {
 	const sent = sentParts.length ? utf8(sentParts.map((p) => p.text).join("\n\n")) : null;
 	if (!(pi.status === 0 && pi.stdout.equals(sent ?? Buffer.alloc(0)))) stats.mismatches.push(name);
 	assertSameBytes({ pi, sent, agent: "gemini", where, spec, paths: `$BASE=${base} cwd=${cwd} home=${home}` });
+	await assertAuditChain({ bin: BIN, agent: "gemini", base, cwd, home, env, sent, where });
 	assert.equal(json.status, 0, json.stderr);
 	const doc = JSON.parse(json.stdout.toString("utf8"));
 	assert.deepEqual(

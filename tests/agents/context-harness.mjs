@@ -211,6 +211,47 @@ export function assertSameBytes({ pi, sent, agent, where, spec, paths }) {
 	);
 }
 
+/**
+ * Fails unless `audit --agents` agrees with what the agent sent from `cwd`:
+ * over the case's whole tree (`base`), the chain holding the cwd (by its
+ * physical path) has the root, files, limit and notes `context --json`
+ * gives there and, when the cwd is the chain's first directory (a chain's
+ * `bytes` are counted there; Codex names the cwd in its text), sends
+ * `sent`'s length in bytes (`sent` null: nothing). Every case so checks
+ * the audit's chains against the real agent at a random directory, not
+ * only against `context`. `agent` is the audit's name for it; `env` the
+ * agent's environment (without PATH).
+ */
+export async function assertAuditChain({ bin, agent, base, cwd, home, env, sent, where }) {
+	// A relative agent directory (CODEX_HOME=../alt) means another directory
+	// from each start, as it does to the agent; audit resolves it so for every
+	// directory, and where it names nothing the agent would not start, which
+	// audit reports as the agent's error (tested in tests/agents_audit.rs).
+	// Only the cases whose variables mean one place are compared here.
+	const dirVariables = ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "PI_CODING_AGENT_DIR"];
+	if (dirVariables.some((name) => env?.[name] && !String(env[name]).startsWith("/"))) return;
+	const opts = { cwd: base, env: { PATH: process.env.PATH, ...env } };
+	const audit = await runBytes(bin, ["audit", "--agents", agent, "--home", home, "--json", base], opts);
+	assert.equal(audit.status, 0, `audit --agents ${agent} failed, ${where}: ${audit.stderr.slice(-2000)}`);
+	const record = audit.stdout
+		.toString("utf8")
+		.split("\n")
+		.filter((line) => line)
+		.map((line) => JSON.parse(line))
+		.find((r) => r.type === "root");
+	const chains = record?.agents?.agents?.find((a) => a.agent === agent);
+	assert.ok(chains && !chains.error, `audit --agents ${agent}: no chains, ${where}: ${JSON.stringify(chains)}`);
+	const physical = fs.realpathSync(cwd);
+	const chain = chains.chains.find((c) => c.dirs.includes(physical));
+	assert.ok(chain, `audit --agents ${agent}: no chain holds ${physical}, ${where}`);
+	if (chain.start === physical) assert.equal(chain.bytes, sent?.length ?? 0, `audit --agents ${agent}: the chain from ${chain.start} sends ${chain.bytes} bytes, ${agent} sent ${sent?.length ?? 0} from ${physical}, ${where}`);
+	const context = await runBytes(bin, ["context", "--agent", agent, "--cwd", cwd, "--home", home, "--json"], opts);
+	assert.equal(context.status, 0, context.stderr);
+	const doc = JSON.parse(context.stdout.toString("utf8"));
+	const fields = ({ root, files, limit, notes }) => ({ root, files, limit, notes });
+	assert.deepEqual(fields(chain), fields(doc), `audit --agents ${agent}: the chain holding ${physical} differs from context --json, ${where}`);
+}
+
 // ---------------------------------------------------------------------------
 // Trees and the two tests every differential registers.
 

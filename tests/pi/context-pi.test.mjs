@@ -31,7 +31,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "../agents/context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "../agents/context-harness.mjs";
 import { startMockServer, systemPromptOf } from "./mock-openai.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -227,6 +227,7 @@ async function runCase(name, spec) {
 		spec,
 		paths: `$BASE=${base} cwd=${cwd} home=${home}${env.PI_CODING_AGENT_DIR ? ` PI_CODING_AGENT_DIR=${env.PI_CODING_AGENT_DIR}` : ""}`,
 	});
+	await assertAuditChain({ bin: BIN, agent: "pi", base, cwd, home, env, sent, where });
 }
 
 registerContextTests({
