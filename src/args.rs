@@ -649,6 +649,61 @@ fn parse_agent_choice(text: &str) -> Result<AgentChoice, String> {
         .ok_or_else(|| format!("expected all or some of {}", Agent::names()))
 }
 
+/// `--agents` and `--home` (`audit`, `diff`).
+#[derive(Debug, Args)]
+pub struct AgentsArgs {
+    /// What other agents load across the tree too: `all`, or a
+    /// comma-separated list of agent-zero, claude-code, codex, gemini, pi.
+    /// For each agent, every distinct load chain (the directories where it
+    /// loads the same files) with its cost against the agent's limit; then
+    /// warnings: truncated, shadowed, dead_scope, bad_front_matter,
+    /// unresolved_import, import_too_deep, import_cycle, duplicate,
+    /// over_recommended, not_shared (each an `audit --fail-on` gate).
+    /// Cursor's and Copilot's rules are linted from their documentation
+    /// only. `diff` shows what the change does to the chains and warnings.
+    #[arg(
+        long = "agents",
+        value_name = "LIST",
+        value_delimiter = ',',
+        value_parser = parse_agent_choice,
+        help_heading = "Agents"
+    )]
+    pub choices: Vec<AgentChoice>,
+    /// The home directory the agents read their user files from (default: $HOME).
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "choices",
+        help_heading = "Agents"
+    )]
+    pub home: Option<PathBuf>,
+}
+
+impl AgentsArgs {
+    /// The agents named, each once, in `Agent::ALL`'s order (none without
+    /// `--agents`).
+    pub fn chosen(&self) -> Vec<promptinclude::agents::Agent> {
+        let all = self.choices.iter().any(|c| c.0.is_none());
+        promptinclude::agents::Agent::ALL
+            .into_iter()
+            .filter(|a| all || self.choices.iter().any(|c| c.0 == Some(*a)))
+            .collect()
+    }
+
+    /// The home directory the agents read their user files from: `--home`,
+    /// else `$HOME` (an error when that is not set and an agent is chosen).
+    pub fn home_dir(&self) -> anyhow::Result<PathBuf> {
+        use anyhow::Context as _;
+        match &self.home {
+            Some(home) => std::path::absolute(home).context("cannot read the current directory"),
+            None if self.choices.is_empty() => Ok(PathBuf::new()),
+            None => std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .context("HOME is not set: give --home DIR"),
+        }
+    }
+}
+
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorWhen {
@@ -695,25 +750,8 @@ pub struct AuditArgs {
     /// Embed each root's rendered section in the HTML page (collapsed).
     #[arg(long, requires = "html", help_heading = "HTML report")]
     pub html_include_content: bool,
-    /// Also audit what other agents load across each root: `all`, or a
-    /// comma-separated list of agent-zero, claude-code, codex, gemini, pi.
-    /// For each agent, every distinct load chain (the directories where it
-    /// loads the same files) with its cost against the agent's limit; then
-    /// warnings: truncated, shadowed, dead_scope, bad_front_matter,
-    /// unresolved_import, import_too_deep, import_cycle, duplicate,
-    /// over_recommended, not_shared (each a --fail-on gate). Cursor's and
-    /// Copilot's rules are linted from their documentation only.
-    #[arg(
-        long,
-        value_name = "LIST",
-        value_delimiter = ',',
-        value_parser = parse_agent_choice,
-        help_heading = "Agents"
-    )]
-    pub agents: Vec<AgentChoice>,
-    /// The home directory the agents read their user files from (default: $HOME).
-    #[arg(long, value_name = "DIR", requires = "agents", help_heading = "Agents")]
-    pub home: Option<PathBuf>,
+    #[command(flatten)]
+    pub agents: AgentsArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
@@ -771,6 +809,8 @@ pub struct DiffArgs {
     /// Colour the text output: auto (on a terminal), always, never. NO_COLOR always wins.
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     pub color: ColorWhen,
+    #[command(flatten)]
+    pub agents: AgentsArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

@@ -129,7 +129,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     init_threads(args.roots.threads)?;
     let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
     let agents = chosen_agents(args)?;
-    let home = agents_home(args, &agents)?;
+    let home = args.agents.home_dir()?;
     let env = |name: &str| std::env::var_os(name);
     let setup = Setup {
         home: &home,
@@ -183,29 +183,14 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     Ok(status.merge(report_failures(&summary)))
 }
 
-/// The agents `--agents` names, each once, in [`Agent::ALL`]'s order.
+/// The agents `--agents` names; not with `--rev`.
 fn chosen_agents(args: &AuditArgs) -> Result<Vec<Agent>> {
-    if !args.agents.is_empty() && args.roots.rev.is_some() {
+    if !args.agents.choices.is_empty() && args.roots.rev.is_some() {
         anyhow::bail!(
             "--agents looks at the files on disk as the agents do; it cannot be used with --rev"
         );
     }
-    let all = args.agents.iter().any(|c| c.0.is_none());
-    Ok(Agent::ALL
-        .into_iter()
-        .filter(|a| all || args.agents.iter().any(|c| c.0 == Some(*a)))
-        .collect())
-}
-
-/// The home directory the agents read their user files from.
-fn agents_home(args: &AuditArgs, agents: &[Agent]) -> Result<PathBuf> {
-    match &args.home {
-        Some(home) => std::path::absolute(home).context("cannot read the current directory"),
-        None if agents.is_empty() => Ok(PathBuf::new()),
-        None => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .context("HOME is not set: give --home DIR"),
-    }
+    Ok(args.agents.chosen())
 }
 
 /// Where the audit goes: stdout (the readable report or JSON Lines) and,

@@ -1,13 +1,19 @@
 //! `promptinclude diff`: the two sides from the command line, scanned in
 //! parallel; the comparison and its text, JSON and Markdown reports are the
-//! library's (`promptinclude::diff`).
+//! library's (`promptinclude::diff`). With `--agents`, each side's tree is
+//! also audited for the agents (a revision checked out into a temporary
+//! directory first: the agents' models look at real files).
 
 use std::ffi::OsString;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
+use promptinclude::agents::disk::{Confined, Live};
+use promptinclude::agents::{Agent, DIRECTORY_VARIABLES};
+use promptinclude::audit::agents::{audit_tree_on, Setup, TreeAudit};
 use promptinclude::batch::Batch;
+use promptinclude::diff::agents::AgentsDiff;
 use promptinclude::diff::{PromptDiff, Report};
 use promptinclude::{RootScan, Scanner};
 
@@ -45,6 +51,57 @@ impl Side {
         }
         Ok(scan)
     }
+
+    /// The agents' chains on this side: the work tree at `root` itself, or
+    /// the revision checked out into the empty directory `scratch`.
+    fn agents(
+        &self,
+        agents: &[Agent],
+        root: &Path,
+        setup: &Setup<'_>,
+        scratch: &Path,
+    ) -> Result<TreeAudit> {
+        let tree = match self {
+            Side::Worktree => root.to_path_buf(),
+            Side::Rev(rev) => {
+                checkout(root, rev, scratch).with_context(|| self.label().to_string())?;
+                scratch.to_path_buf()
+            }
+        };
+        // Both sides seen with nothing above them but the user's own
+        // directories (a checkout's surroundings are not the tree's).
+        let tree = std::fs::canonicalize(&tree)
+            .with_context(|| format!("cannot enter {}", tree.display()))?;
+        let user: Vec<PathBuf> = DIRECTORY_VARIABLES
+            .iter()
+            .filter_map(|name| (setup.env)(name))
+            .map(PathBuf::from)
+            .filter(|dir| dir.is_absolute())
+            .collect();
+        let files = Confined::new(&Live, &tree, setup.home, user);
+        Ok(audit_tree_on(agents, &tree, setup, &files))
+    }
+}
+
+/// Writes revision `rev` of the repository at `root` into `dir`.
+#[cfg(feature = "git")]
+fn checkout(root: &Path, rev: &str, dir: &Path) -> Result<()> {
+    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // Links naming the tree's own place name the checkout's (by the path
+    // given and the physical one).
+    let physical = std::fs::canonicalize(root).ok();
+    let absolute = std::path::absolute(root).ok();
+    let place: Vec<&Path> = [physical.as_deref(), absolute.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    promptinclude::git::RevTree::open(root, rev)?.write_checkout(dir, &place)?;
+    Ok(())
+}
+
+#[cfg(not(feature = "git"))]
+fn checkout(_: &Path, _: &str, _: &Path) -> Result<()> {
+    bail!("this promptinclude was built without git support (the `git` feature)")
 }
 
 fn revision(arg: &OsString) -> Result<Side> {
@@ -90,12 +147,19 @@ pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
     let (before, after) = rayon::join(|| base.scan(scanner, &root), || head.scan(scanner, &root));
     let (before, after) = (before?, after?);
     let diff = PromptDiff::between(&before, &after, scanner.config());
+    let agents = args.agents.chosen();
+    let agents_diff = if agents.is_empty() {
+        None
+    } else {
+        Some(agents_diff(&agents, args, (&base, &head), &root)?)
+    };
     let report = Report {
         root: &root,
         abs_root: before.abs_root.to_string_lossy().into_owned(),
         labels: (base.label(), head.label()),
         diff: &diff,
         context: args.context,
+        agents: agents_diff.as_ref(),
     };
     let text = match args.format {
         DiffFormat::Text => report.text(
@@ -108,9 +172,36 @@ pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
-    Ok(if diff.prompt_changed() {
+    let agents_changed = agents_diff.as_ref().is_some_and(AgentsDiff::changed);
+    Ok(if diff.prompt_changed() || agents_changed {
         ExitStatus::Problems
     } else {
         ExitStatus::Success
     })
+}
+
+/// What the change does to `agents`' chains: both sides audited in
+/// parallel, each revision checked out into its own temporary directory
+/// (removed after).
+fn agents_diff(
+    agents: &[Agent],
+    args: &DiffArgs,
+    (base, head): (&Side, &Side),
+    root: &Path,
+) -> Result<AgentsDiff> {
+    let home = args.agents.home_dir()?;
+    let env = |name: &str| std::env::var_os(name);
+    let setup = Setup {
+        home: &home,
+        env: &env,
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("promptinclude-diff-")
+        .tempdir()
+        .context("cannot create a temporary directory for the checkouts")?;
+    let (before, after) = rayon::join(
+        || base.agents(agents, root, &setup, &scratch.path().join("base")),
+        || head.agents(agents, root, &setup, &scratch.path().join("head")),
+    );
+    Ok(AgentsDiff::between(&before?, &after?))
 }

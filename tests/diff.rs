@@ -783,3 +783,176 @@ fn random_changes_match_the_oracle() {
         "too few changed prompts: {changed_prompts}"
     );
 }
+
+/// A repository whose `v2` pushes `services/payments/AGENTS.md` past
+/// Codex's 32 KiB (so it is cut there) and gives `services/payments` a
+/// `CLAUDE.md` that imports it; and an empty home for the agents.
+fn agents_repo() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let guard = tempfile::tempdir().unwrap();
+    let repo = guard.path().join("repo");
+    let home = guard.path().join("home");
+    fs::create_dir_all(&repo).unwrap();
+    fs::create_dir_all(&home).unwrap();
+    ok(git(&repo).args(["init", "-q"]));
+    write(&repo.join("AGENTS.md"), "Root rules: small commits.\n");
+    write(&repo.join("CLAUDE.md"), "@AGENTS.md\n");
+    write(
+        &repo.join("services/payments/AGENTS.md"),
+        &"Money is integer cents. ".repeat(800),
+    );
+    write(&repo.join("services/payments/db/schema.sql"), "-- tables\n");
+    write(&repo.join("docs/guide.md"), "A guide.\n");
+    commit(&repo, "v1");
+    ok(git(&repo).args(["tag", "v1"]));
+    write(
+        &repo.join("services/payments/AGENTS.md"),
+        &"Money is integer cents. ".repeat(1500),
+    );
+    write(&repo.join("services/payments/CLAUDE.md"), "@AGENTS.md\n");
+    commit(&repo, "v2");
+    ok(git(&repo).args(["tag", "v2"]));
+    (guard, repo, home)
+}
+
+fn with_agents(home: &Path, args: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = ["--agents", "codex,claude-code", "--home"]
+        .map(String::from)
+        .to_vec();
+    all.push(home.display().to_string());
+    all.extend(args.iter().map(|s| s.to_string()));
+    all
+}
+
+#[test]
+fn agents_chains_in_text_json_and_markdown_snapshots() {
+    let (_dir, repo, home) = agents_repo();
+    let root = vec![(repo.display().to_string(), "<ROOT>")];
+    for (format, name) in [("text", "agents.txt"), ("markdown", "agents.md")] {
+        let out = diff(
+            &repo,
+            &with_agents(&home, &["--format", format, "v1", "v2"]),
+        );
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        check_snapshot(name, &String::from_utf8(out.stdout).unwrap(), &root);
+    }
+    let out = diff(
+        &repo,
+        &with_agents(&home, &["--format", "json", "v1", "v2"]),
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v = json(&out);
+    assert_eq!(v["prompt_changed"], false);
+    assert_eq!(v["agents"]["changed"], true);
+    let pretty = serde_json::to_string_pretty(&v["agents"]).unwrap();
+    check_snapshot("agents.json", &pretty, &root);
+    // The cut the pull request makes, in the numbers a reviewer needs.
+    let codex = &v["agents"]["agents"][1];
+    assert_eq!(codex["agent"], "codex");
+    let payments = codex["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["dirs"][0] == "services/payments")
+        .expect("the services/payments chain changed");
+    assert_eq!(payments["after"]["limit"]["used"], 32768);
+    let file = &payments["files"][0];
+    assert_eq!(file["path"], "services/payments/AGENTS.md");
+    assert_eq!(file["before"]["status"], "loaded");
+    assert_eq!(file["after"]["status"], "truncated");
+    let added: Vec<&str> = v["agents"]["warnings_added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert!(added.contains(&"truncated"), "{added:?}");
+    // No change, no agent change: exit 0.
+    let out = diff(
+        &repo,
+        &with_agents(&home, &["--format", "json", "v2", "v2"]),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["agents"]["changed"], false);
+}
+
+/// Every directory of `dir` (not `.git`) gets a file, so that git keeps it.
+fn keep_directories(dir: &Path) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
+            keep_directories(&entry.path());
+        }
+    }
+    fs::write(dir.join(".keep"), "").unwrap();
+}
+
+#[test]
+fn a_checkout_of_head_gives_the_worktrees_chains() {
+    // The revision side is a checkout in a temporary directory; the
+    // worktree side is the tree itself. With the worktree at HEAD, every
+    // agent's chains must come out the same: no path, link or directory
+    // above the root may leak into the comparison.
+    let seed: u64 = std::env::var("PROMPTINCLUDE_DIFF_AGENTS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("PROMPTINCLUDE_DIFF_AGENTS_SEED={seed}");
+    let mut rng = Rng::new(seed);
+    for case in 0..6 {
+        let guard = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(guard.path()).unwrap();
+        let (repo, home) = (base.join("repo"), base.join("home"));
+        fs::create_dir_all(&home).unwrap();
+        ok(git(&base).args(["init", "-q", "repo"]));
+        // Rule files above the root, which only the worktree side has.
+        write(&base.join("CLAUDE.md"), "above the root\n");
+        write(&base.join("AGENTS.md"), "above the root\n");
+        crate::agents_audit::random_monorepo_at(&mut rng, &repo, &home);
+        keep_directories(&repo);
+        commit(&repo, "c");
+        let out = diff(
+            &repo,
+            &["--agents", "all", "--home"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([home.display().to_string()])
+                .chain(["--worktree", "--format", "json", "HEAD"].map(String::from))
+                .collect::<Vec<_>>(),
+        );
+        let v = json(&out);
+        assert_eq!(
+            v["agents"]["changed"],
+            false,
+            "case {case}, seed {seed}: {}",
+            serde_json::to_string_pretty(&v["agents"]).unwrap()
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "case {case}, seed {seed}: {out:?}"
+        );
+        // And one edit shows up for the agent that reads it.
+        write(&repo.join("AGENTS.md"), "a new root rule\n");
+        let out = diff(
+            &repo,
+            &["--agents", "codex", "--home"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([home.display().to_string()])
+                .chain(["--worktree", "--format", "json", "HEAD"].map(String::from))
+                .collect::<Vec<_>>(),
+        );
+        let v = json(&out);
+        let root_change = v["agents"]["agents"][0]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["dirs"][0] == ".");
+        assert!(root_change, "case {case}, seed {seed}: {v}");
+    }
+}

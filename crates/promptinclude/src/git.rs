@@ -219,6 +219,70 @@ impl RevTree {
         }
     }
 
+    /// Writes the revision into the empty directory `dir` as a checkout
+    /// would lay it out: files with their blobs' bytes (no filters), links
+    /// with their stored targets, a submodule as an empty directory, and an
+    /// empty `.git` directory at the top, where the agents look for the
+    /// repository's root. For the looks only a real tree can answer (the
+    /// agents' models, `diff --agents`). The checkout stands for the tree
+    /// at its own `place` (its path, each spelling of it): a link whose
+    /// absolute target lies in `place` is written to the same path in
+    /// `dir`, as it resolves in a checkout at `place`. A name no checkout
+    /// would write (`.`, `..`, `.git`, one holding `/` or NUL) is an error:
+    /// nothing is ever written outside `dir`.
+    pub fn write_checkout(&self, dir: &Path, place: &[&Path]) -> Result<(), GitError> {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt as _;
+        let repo = self.repo.to_thread_local();
+        let failed = |path: &Path, e: io::Error| {
+            git_error(format!(
+                "{}: cannot write the checkout: {e}",
+                path.display()
+            ))
+        };
+        let top = dir.join(".git");
+        std::fs::create_dir(&top).map_err(|e| failed(&top, e))?;
+        let mut pending = vec![(self.tree, dir.to_path_buf())];
+        while let Some((tree, at)) = pending.pop() {
+            for entry in decode_tree(&repo, tree)? {
+                let name = entry.name.as_slice();
+                if matches!(name, b"" | b"." | b"..")
+                    || name.eq_ignore_ascii_case(b".git")
+                    || name.contains(&b'/')
+                    || name.contains(&0)
+                {
+                    return Err(git_error(format!(
+                        "tree {tree}: an entry named {:?} cannot be checked out",
+                        String::from_utf8_lossy(name)
+                    )));
+                }
+                let path = at.join(OsStr::from_bytes(name));
+                match entry.kind {
+                    Kind::Tree => {
+                        std::fs::create_dir(&path).map_err(|e| failed(&path, e))?;
+                        pending.push((entry.id, path));
+                    }
+                    Kind::Gitlink => std::fs::create_dir(&path).map_err(|e| failed(&path, e))?,
+                    Kind::File => {
+                        let bytes = Self::read_blob(&repo, entry.id)?;
+                        std::fs::write(&path, bytes).map_err(|e| failed(&path, e))?;
+                    }
+                    Kind::Link => {
+                        let target = Self::read_blob(&repo, entry.id)?;
+                        let target = Path::new(OsStr::from_bytes(&target));
+                        let moved = place
+                            .iter()
+                            .find_map(|p| target.strip_prefix(p).ok())
+                            .map(|rest| dir.join(rest));
+                        std::os::unix::fs::symlink(moved.as_deref().unwrap_or(target), &path)
+                            .map_err(|e| failed(&path, e))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Reads a blob's bytes; a missing object is an error for the root.
     fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, GitError> {
         let object = repo.find_object(id).map_err(|e| missing(repo.path(), &e))?;

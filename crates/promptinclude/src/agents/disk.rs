@@ -180,3 +180,86 @@ impl Disk for Remembered<'_> {
             .unwrap_or(false)
     }
 }
+
+/// The file system (`inner`) as if nothing were above one tree but the
+/// user's own settings: a path outside `root` is seen only under one of
+/// the `user` directories (the agents' configuration, e.g.
+/// `$CODEX_HOME`), or under `home` past a name that starts with `.`
+/// (`~/.claude`, `~/.gemini`). Everything else answers "not found".
+///
+/// `diff --agents` compares a revision checked out elsewhere with the tree
+/// at its own place. Claude Code and pi read every directory up to `/`,
+/// and what lies above the two places differs; seen through this, both
+/// sides have the same (nothing) above them, and the user's files alike.
+pub struct Confined<'a> {
+    inner: &'a dyn Disk,
+    root: PathBuf,
+    home: Vec<PathBuf>,
+    user: Vec<PathBuf>,
+}
+
+impl<'a> Confined<'a> {
+    /// `inner` seen from the tree at `root` (a physical path) for the user
+    /// whose home is `home`, with the agents' own directories `user`.
+    pub fn new(inner: &'a dyn Disk, root: &Path, home: &Path, user: Vec<PathBuf>) -> Confined<'a> {
+        let mut homes = vec![home.to_path_buf()];
+        homes.extend(inner.canonicalize(home).ok().filter(|h| h != home));
+        let mut users = user.clone();
+        users.extend(user.iter().filter_map(|u| inner.canonicalize(u).ok()));
+        Confined {
+            inner,
+            root: root.to_path_buf(),
+            home: homes,
+            user: users,
+        }
+    }
+
+    fn visible(&self, path: &Path) -> bool {
+        path.starts_with(&self.root)
+            || self.user.iter().any(|u| path.starts_with(u))
+            || self.home.iter().any(|home| {
+                path.strip_prefix(home).ok().is_some_and(|rest| {
+                    rest.components()
+                        .next()
+                        .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."))
+                })
+            })
+    }
+
+    fn hidden<T>(&self, path: &Path, ask: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        if self.visible(path) {
+            ask()
+        } else {
+            Err(io::Error::from(io::ErrorKind::NotFound))
+        }
+    }
+}
+
+impl Disk for Confined<'_> {
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.hidden(path, || self.inner.metadata(path))
+    }
+    fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.hidden(path, || self.inner.symlink_metadata(path))
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        // Where a path leads (a link inside the tree to a file outside it
+        // is followed, as the agent follows it on either side).
+        self.inner.canonicalize(path)
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.hidden(path, || self.inner.read(path))
+    }
+    fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        self.hidden(path, || self.inner.read_prefix(path, limit))
+    }
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>> {
+        self.hidden(path, || self.inner.read_dir(path))
+    }
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        self.hidden(path, || self.inner.read_link(path))
+    }
+    fn readable(&self, path: &Path) -> bool {
+        self.visible(path) && self.inner.readable(path)
+    }
+}

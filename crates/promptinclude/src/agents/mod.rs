@@ -97,6 +97,15 @@ pub struct Start<'a> {
     pub env: &'a dyn Fn(&str) -> Option<OsString>,
 }
 
+/// The variables that move an agent's own directory away from the home,
+/// each read by the agent of [`context_on`] below.
+pub const DIRECTORY_VARIABLES: [&str; 4] = [
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "GEMINI_CLI_HOME",
+    "PI_CODING_AGENT_DIR",
+];
+
 /// What `agent` loads when started as `start` says.
 pub fn context(agent: Agent, start: &Start<'_>) -> Result<AgentContext, ContextError> {
     context_on(agent, start, &disk::Live)

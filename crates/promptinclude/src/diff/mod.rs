@@ -7,6 +7,7 @@
 //! pass looked at can be compared: a file it never reached on either side
 //! is listed only when it appears, disappears or changes status.
 
+pub mod agents;
 pub mod report;
 
 use std::time::Duration;

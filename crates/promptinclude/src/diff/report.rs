@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::agents::AgentsDiff;
 use super::{Change, FileChange, FileState, PromptDiff, Totals};
 use crate::audit::relative;
 use crate::render::paint::Paint;
@@ -33,6 +34,8 @@ pub struct Report<'a> {
     pub diff: &'a PromptDiff,
     /// Lines of context in the section diff.
     pub context: usize,
+    /// What the change does to the agents' chains (`diff --agents`).
+    pub agents: Option<&'a AgentsDiff>,
 }
 
 fn signed(n: i64) -> String {
@@ -159,6 +162,16 @@ impl Report<'_> {
         for (label, value) in self.totals() {
             let _ = writeln!(out, "{label}: {value}");
         }
+        if let Some(agents) = self.agents {
+            let shown = |s: &str| {
+                if escape {
+                    visible(s).into_owned()
+                } else {
+                    s.to_string()
+                }
+            };
+            out.push_str(&agents.text(&shown));
+        }
         let section = self.section_diff();
         if !section.is_empty() {
             out.push('\n');
@@ -213,6 +226,14 @@ impl Report<'_> {
             after: &'a Totals,
             max_total_tokens: &'a crate::config::Number,
             section_diff: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            agents: Option<Agents<'a>>,
+        }
+        #[derive(Serialize)]
+        struct Agents<'a> {
+            changed: bool,
+            #[serde(flatten)]
+            diff: &'a AgentsDiff,
         }
         let record = Json {
             schema: SCHEMA,
@@ -233,6 +254,10 @@ impl Report<'_> {
             after: &self.diff.after,
             max_total_tokens: &self.diff.max_total_tokens,
             section_diff: self.section_diff(),
+            agents: self.agents.map(|diff| Agents {
+                changed: diff.changed(),
+                diff,
+            }),
         };
         let mut line = serde_json::to_string(&record)?;
         line.push('\n');
@@ -271,6 +296,10 @@ impl Report<'_> {
         }
         for (label, value) in self.totals() {
             let _ = writeln!(out, "- **{label}:** {}", value.replace('_', "\\_"));
+        }
+        if let Some(agents) = self.agents {
+            out.push('\n');
+            out.push_str(&agents.markdown(&md_text));
         }
         let section = self.section_diff();
         if section.is_empty() {

@@ -77,7 +77,17 @@ pub struct Setup<'a> {
 /// warnings about them. Where the tree cannot be entered, each agent says
 /// so as its error.
 pub fn audit_tree(agents: &[Agent], root: &Path, setup: &Setup<'_>) -> TreeAudit {
-    let disk = Remembered::over(&Live);
+    audit_tree_on(agents, root, setup, &Live)
+}
+
+/// [`audit_tree`], looking at the files through `files` (once each).
+pub fn audit_tree_on(
+    agents: &[Agent],
+    root: &Path,
+    setup: &Setup<'_>,
+    files: &dyn Disk,
+) -> TreeAudit {
+    let disk = Remembered::over(files);
     let dirs = match directories(root, &disk) {
         Ok(dirs) => dirs,
         Err(error) => {
