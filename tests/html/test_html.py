@@ -397,3 +397,115 @@ def test_narrow_dark_and_print(tmp, browser):
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
         browser.set_window_size(1200, 1600)
+
+
+def agents_tree(tmp):
+    """A repository every agent reads, with a Codex cut and a hostile directory name."""
+    repo, home = tmp / "mono", tmp / "home"
+    (repo / ".git").mkdir(parents=True)
+    home.mkdir()
+    files = {
+        "AGENTS.md": "# Rules\n" + "Use tabs. " * 2000 + "\n",
+        "CLAUDE.md": "@AGENTS.md\n",
+        "GEMINI.md": "gemini rules\n",
+        "services/payments/AGENTS.md": "Payments: " + "never log card numbers. " * 800 + "\n",
+        "services/payments/db/.keep": "",
+        "apps/web/AGENTS.md": "web\n",
+        ".claude/rules/ts.md": "---\npaths: src/**/*.ts\n---\nts rules\n",
+        "<img src=x onerror=document.title='pwned'>/AGENTS.md": "x\n",
+    }
+    for rel, body in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(body)
+    return repo, home
+
+
+def test_agents_view(tmp, browser):
+    repo, home = agents_tree(tmp)
+    page = tmp / "agents.html"
+    records = audit([str(repo)], ["--agents", "all", "--home", str(home)], page)
+    tree = records[0]["agents"]
+    root = tree["root"]
+    rel = lambda p: relative(p, root) if p != root else "."
+    browser.get(page.as_uri())
+    assert browser.title != "pwned"
+    assert browser.find_elements(By.CSS_SELECTOR, "img") == []
+    for agent in tree["agents"]:
+        box = browser.find_element(By.CSS_SELECTOR, f"details.agent[data-agent='{agent['agent']}']")
+        assert f"{agent['agent']} {agent['version']}: {len(agent['chains'])} chain" in box.text
+        # The chains table holds each chain's numbers and cut points.
+        rows = box.find_elements(By.CSS_SELECTOR, "table.chains tbody tr")
+        assert len(rows) == len(agent["chains"])
+        for row, chain in zip(rows, agent["chains"]):
+            cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+            sent = sum(f["status"] in ("loaded", "truncated") for f in chain["files"])
+            assert cells[:5] == [
+                rel(chain["start"]),
+                str(len(chain["dirs"])),
+                f"{sent} of {len(chain['files'])}",
+                str(chain["bytes"]),
+                str(chain["tokens"]),
+            ], (agent["agent"], cells, chain)
+            limit = chain["limit"]
+            assert cells[5].replace("\n", " ") == (f"{limit['used']} of {limit['max']}" if limit else "-")
+            cuts = [f"{rel(f['path'])} at byte {f['at']} of {f['of']}" for f in chain["files"] if f["status"] == "truncated"]
+            assert cells[6].split("\n") == (cuts or ["-"])
+            assert ("tc" in row.get_attribute("class").split()) == bool(cuts)
+        # The treemap has one rectangle per directory the agent sends
+        # something from (the tree is small: none is too small to draw).
+        titles = sorted(
+            t.get_attribute("textContent")
+            for t in box.find_elements(By.CSS_SELECTOR, "svg.treemap rect title")
+        )
+        expected = sorted(
+            f"{rel(d)}: {c['bytes']} bytes, {c['tokens']} tokens"
+            + (f", {c['limit']['used']} of {c['limit']['max']} bytes of the limit" if c["limit"] else "")
+            for c in agent["chains"]
+            for d in c["dirs"]
+            if c["bytes"] > 0
+        )
+        assert titles == expected, agent["agent"]
+        # Rectangles tile the drawing without overlapping: their areas add
+        # up to the whole (each side is rounded to 0.01).
+        area = browser.execute_script(
+            "return [...arguments[0].querySelectorAll('svg.treemap rect')]"
+            ".reduce((s, r) => s + r.width.baseVal.value * r.height.baseVal.value, 0)",
+            box,
+        )
+        assert area <= 1000 * 160 * 1.0001
+        if expected:
+            assert area > 1000 * 160 * 0.99
+    codex = [c for a in tree["agents"] if a["agent"] == "codex" for c in a["chains"]]
+    assert any(f["status"] == "truncated" for c in codex for f in c["files"]), "the tree must cut"
+    # The warnings, filtered by kind and by agent.
+    warnings = tree["warnings"]
+    rows = lambda: [
+        (r.get_attribute("data-kind"), r.get_attribute("data-agent"))
+        for r in browser.find_elements(By.CSS_SELECTOR, "table.agentwarn tbody tr")
+        if r.is_displayed()
+    ]
+    assert len(rows()) == len(warnings)
+    status = browser.find_element(By.CSS_SELECTOR, ".agents .wn")
+    assert status.text == f"{len(warnings)} of {len(warnings)} warnings"
+    kind = browser.find_element(By.CSS_SELECTOR, ".agents select.wk")
+    agent = browser.find_element(By.CSS_SELECTOR, ".agents select.wa")
+    kind.find_element(By.CSS_SELECTOR, "option[value='truncated']").click()
+    assert rows() == [("truncated", "codex")] == [(w["kind"], w["agent"]) for w in warnings if w["kind"] == "truncated"]
+    kind.find_element(By.CSS_SELECTOR, "option[value='']").click()
+    agent.find_element(By.CSS_SELECTOR, "option[value='gemini']").click()
+    gemini = [(w["kind"], w["agent"]) for w in warnings if w["agent"] == "gemini"]
+    assert rows() == gemini and gemini
+    assert status.text == f"{len(gemini)} of {len(warnings)} warnings"
+    # Every warning's message and file are shown as text.
+    agent.find_element(By.CSS_SELECTOR, "option[value='']").click()
+    shown = [
+        [c.text for c in r.find_elements(By.TAG_NAME, "td")]
+        for r in browser.find_elements(By.CSS_SELECTOR, "table.agentwarn tbody tr")
+    ]
+    for cells, w in zip(shown, warnings):
+        line = f":{w['line']}" if w.get("line") else ""
+        assert cells[0] == w["kind"] and cells[2].replace("\n", "") == rel(w["path"]) + line
+        assert cells[3] == w["message"]
+    assert browser.title != "pwned"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "agents.png"))

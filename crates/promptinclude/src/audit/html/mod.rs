@@ -12,6 +12,8 @@
 //! counts) plus the few biggest files for the overview, which
 //! [`HtmlReport::finish`] writes before copying the roots' parts after it.
 
+mod agents;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
@@ -23,10 +25,10 @@ use crate::visible::visible;
 
 /// The page's one script. Its hash is computed at generation time and is
 /// the only script the Content-Security-Policy allows.
-pub const SCRIPT: &str = include_str!("html.js");
+pub const SCRIPT: &str = include_str!("page.js");
 
 /// The page's style sheet.
-const STYLE: &str = include_str!("html.css");
+const STYLE: &str = include_str!("page.css");
 
 /// How many of the biggest files the overview lists.
 const BIGGEST: usize = 20;
@@ -191,6 +193,9 @@ impl HtmlReport {
         push_bar(&mut h, audit, audit.config.max_total_tokens.to_f64());
         push_file_table(&mut h, audit);
         push_warning_list(&mut h, audit);
+        if let Some(tree) = &audit.agents {
+            agents::push_agents(&mut h, tree);
+        }
         if let (true, Some(section)) = (self.options.include_content, section) {
             let _ = write!(
                 h,

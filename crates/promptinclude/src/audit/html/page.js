@@ -43,5 +43,12 @@ if(!el||!el.classList.contains("root"))return;
 if(el.hidden){q.value="";roots.forEach(function(r){r.querySelectorAll("tr[hidden]").forEach(function(tr){tr.hidden=false;});});shown=roots;page=Math.floor(roots.indexOf(el)/PS);paint();}
 el.scrollIntoView();}
 window.addEventListener("hashchange",reveal);
+function wfilter(el){
+var box=el.closest(".agents");if(!box)return;
+var k=box.querySelector(".wk").value,a=box.querySelector(".wa").value,n=0,rows=box.querySelectorAll("table.agentwarn tbody tr");
+rows.forEach(function(tr){var m=(!k||tr.getAttribute("data-kind")===k)&&(!a||tr.getAttribute("data-agent")===a);tr.hidden=!m;if(m)n++;});
+box.querySelector(".wn").textContent=n+" of "+rows.length+" warnings";}
+d.addEventListener("change",function(e){if(e.target.matches&&e.target.matches(".wk,.wa"))wfilter(e.target);});
+d.querySelectorAll(".wfilter").forEach(function(f){f.hidden=false;wfilter(f);});
 d.getElementById("controls").hidden=false;paint();reveal();
 })();
