@@ -814,10 +814,9 @@ fn agents_repo() -> (tempfile::TempDir, PathBuf, PathBuf) {
     (guard, repo, home)
 }
 
-fn with_agents(home: &Path, args: &[&str]) -> Vec<String> {
-    let mut all: Vec<String> = ["--agents", "codex,claude-code", "--home"]
-        .map(String::from)
-        .to_vec();
+/// `--agents AGENTS --home HOME` and `args`.
+fn with_agents(agents: &str, home: &Path, args: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = ["--agents", agents, "--home"].map(String::from).to_vec();
     all.push(home.display().to_string());
     all.extend(args.iter().map(|s| s.to_string()));
     all
@@ -830,14 +829,22 @@ fn agents_chains_in_text_json_and_markdown_snapshots() {
     for (format, name) in [("text", "agents.txt"), ("markdown", "agents.md")] {
         let out = diff(
             &repo,
-            &with_agents(&home, &["--format", format, "v1", "v2"]),
+            &with_agents(
+                "codex,claude-code",
+                &home,
+                &["--format", format, "v1", "v2"],
+            ),
         );
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         check_snapshot(name, &String::from_utf8(out.stdout).unwrap(), &root);
     }
     let out = diff(
         &repo,
-        &with_agents(&home, &["--format", "json", "v1", "v2"]),
+        &with_agents(
+            "codex,claude-code",
+            &home,
+            &["--format", "json", "v1", "v2"],
+        ),
     );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let v = json(&out);
@@ -869,7 +876,11 @@ fn agents_chains_in_text_json_and_markdown_snapshots() {
     // No change, no agent change: exit 0.
     let out = diff(
         &repo,
-        &with_agents(&home, &["--format", "json", "v2", "v2"]),
+        &with_agents(
+            "codex,claude-code",
+            &home,
+            &["--format", "json", "v2", "v2"],
+        ),
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(json(&out)["agents"]["changed"], false);
@@ -917,12 +928,7 @@ fn a_checkout_of_head_gives_the_worktrees_chains() {
         commit(&repo, "c");
         let out = diff(
             &repo,
-            &["--agents", "all", "--home"]
-                .iter()
-                .map(|s| s.to_string())
-                .chain([home.display().to_string()])
-                .chain(["--worktree", "--format", "json", "HEAD"].map(String::from))
-                .collect::<Vec<_>>(),
+            &with_agents("all", &home, &["--worktree", "--format", "json", "HEAD"]),
         );
         let v = json(&out);
         assert_eq!(
@@ -940,12 +946,7 @@ fn a_checkout_of_head_gives_the_worktrees_chains() {
         write(&repo.join("AGENTS.md"), "a new root rule\n");
         let out = diff(
             &repo,
-            &["--agents", "codex", "--home"]
-                .iter()
-                .map(|s| s.to_string())
-                .chain([home.display().to_string()])
-                .chain(["--worktree", "--format", "json", "HEAD"].map(String::from))
-                .collect::<Vec<_>>(),
+            &with_agents("codex", &home, &["--worktree", "--format", "json", "HEAD"]),
         );
         let v = json(&out);
         let root_change = v["agents"]["agents"][0]["changes"]
