@@ -198,3 +198,115 @@ fn the_chains_differ_where_the_files_do() {
     // The deep file is cut to what the chain leaves of the 32 KiB budget.
     assert!(raw_in("packages/api/v1/deep").len() < 9000 * 5);
 }
+
+/// The fields a chain is made of.
+fn chain_key(
+    c: &agents::AgentContext,
+) -> (
+    Option<&Path>,
+    &[agents::ContextFile],
+    Option<agents::ByteLimit>,
+    &[String],
+) {
+    (c.root.as_deref(), &c.files, c.limit, &c.notes)
+}
+
+#[test]
+fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
+    // contexts_shared skips a directory that adds nothing for the agent;
+    // each such one must give what the agent, started there, gives in the
+    // ancestor it is given as (the fixture and random monorepos, fresh seed).
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_AGENT_CHAINS_SEED");
+    let mut rng = crate::common::Rng::new(seed);
+    let env = |name: &str| (name == "GEMINI_CLI_TRUST_WORKSPACE").then(|| OsString::from("true"));
+    let mut shared = [0usize; 5];
+    for case in 0..12 {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let (repo, home) = if case == 0 {
+            monorepo(&base)
+        } else {
+            let (repo, home) = (base.join("repo"), base.join("home"));
+            fs::create_dir_all(repo.join(".git")).unwrap();
+            fs::create_dir_all(&home).unwrap();
+            crate::agents_audit::random_monorepo_at(&mut rng, &repo, &home);
+            // Directories with nothing in them, below the rule files, and
+            // settings that make the start directory matter.
+            for deep in [
+                "apps/web/src/a/b",
+                "services/payments/core/x",
+                "docs/y/z",
+                "apps/api/v1",
+            ] {
+                fs::create_dir_all(repo.join(deep)).unwrap();
+            }
+            if rng.chance(30) {
+                let config = match rng.below(3) {
+                    0 => "project_doc_fallback_filenames = [\"notes.md\"]\n".to_string(),
+                    1 => format!(
+                        "[projects.\"{}\"]\ntrust_level = \"untrusted\"\n",
+                        repo.join("apps").display()
+                    ),
+                    _ => "project_root_markers = [\".git\", \"package.json\"]\n".to_string(),
+                };
+                fs::create_dir_all(home.join(".codex")).unwrap();
+                fs::write(home.join(".codex/config.toml"), config).unwrap();
+                fs::write(repo.join("apps/web/package.json"), "{}").unwrap();
+            }
+            if rng.chance(30) {
+                fs::create_dir_all(home.join(".gemini")).unwrap();
+                fs::write(
+                    home.join(".gemini/settings.json"),
+                    r#"{"context": {"fileName": ["GEMINI.md", "AGENTS.md"]}}"#,
+                )
+                .unwrap();
+            }
+            if rng.chance(30) {
+                fs::create_dir_all(repo.join("services/.gemini")).unwrap();
+                fs::write(
+                    repo.join("services/.gemini/settings.json"),
+                    r#"{"context": {"fileName": "notes.md"}}"#,
+                )
+                .unwrap();
+            }
+            (repo, home)
+        };
+        for (a, agent) in Agent::ALL.into_iter().enumerate() {
+            let every = agents::contexts_under(agent, &repo, &home, &env, &Remembered::over(&Live))
+                .unwrap();
+            let some = agents::contexts_shared(agent, &repo, &home, &env, &Remembered::over(&Live))
+                .unwrap();
+            assert_eq!(
+                every.len(),
+                some.len(),
+                "{agent:?}, case {case}, seed {seed}"
+            );
+            for (i, (dir, found)) in some.iter().enumerate() {
+                assert_eq!(dir, &every[i].cwd, "{agent:?}, case {case}, seed {seed}");
+                match found {
+                    agents::Shared::Own(context) => assert_eq!(context, &every[i]),
+                    agents::Shared::As(owner) => {
+                        shared[a] += 1;
+                        assert!(*owner < i && dir.starts_with(&every[*owner].cwd));
+                        assert!(matches!(some[*owner].1, agents::Shared::Own(_)));
+                        assert_eq!(
+                            chain_key(&every[i]),
+                            chain_key(&every[*owner]),
+                            "{agent:?} in {} given as {}, case {case}, seed {seed}",
+                            dir.display(),
+                            every[*owner].cwd.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // Every agent but Agent Zero (one project, one context) skips some.
+    for (a, agent) in Agent::ALL.into_iter().enumerate() {
+        assert_eq!(
+            shared[a] > 0,
+            agent != Agent::AgentZero,
+            "{agent:?}: {shared:?}, seed {seed}"
+        );
+    }
+}

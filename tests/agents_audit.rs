@@ -158,16 +158,7 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
 
 #[test]
 fn every_chain_is_what_context_says_in_each_of_its_directories() {
-    let seed: u64 = std::env::var("PROMPTINCLUDE_AGENTS_AUDIT_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("agents audit seed {seed} (PROMPTINCLUDE_AGENTS_AUDIT_SEED repeats it)");
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_AGENTS_AUDIT_SEED");
     let mut rng = Rng::new(seed);
     let mut chains_seen = 0;
     for case in 0..12 {

@@ -903,16 +903,7 @@ fn a_checkout_of_head_gives_the_worktrees_chains() {
     // worktree side is the tree itself. With the worktree at HEAD, every
     // agent's chains must come out the same: no path, link or directory
     // above the root may leak into the comparison.
-    let seed: u64 = std::env::var("PROMPTINCLUDE_DIFF_AGENTS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("PROMPTINCLUDE_DIFF_AGENTS_SEED={seed}");
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_DIFF_AGENTS_SEED");
     let mut rng = Rng::new(seed);
     for case in 0..6 {
         let guard = tempfile::tempdir().unwrap();

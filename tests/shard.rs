@@ -400,21 +400,6 @@ fn merged_scan_matches_the_oracle() -> Result<Completion, Failed> {
     Ok(Completion::Completed)
 }
 
-/// `PROMPTINCLUDE_SHARD_SEED`, or a fresh seed; printed either way, so a
-/// failure can be run again.
-fn fresh_seed() -> u64 {
-    let seed = std::env::var("PROMPTINCLUDE_SHARD_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64)
-        });
-    eprintln!("shard property: PROMPTINCLUDE_SHARD_SEED={seed}");
-    seed
-}
-
 /// A path from raw bytes.
 fn raw(bytes: &[u8]) -> PathBuf {
     use std::os::unix::ffi::OsStringExt;
@@ -480,7 +465,7 @@ fn random_roots(rng: &mut Rng, dir: &Path) -> Vec<Vec<u8>> {
 /// any number of shards, merging the shard outputs in any order gives the
 /// bytes and the exit status of one unsharded run, for all four commands.
 fn any_split_of_any_root_list_merges_to_the_unsharded_run() -> Result<(), Failed> {
-    let mut rng = Rng::new(fresh_seed());
+    let mut rng = Rng::new(crate::common::fresh_seed("PROMPTINCLUDE_SHARD_SEED"));
     for round in 0..3 {
         let dir = tempfile::tempdir()?;
         let ws = Workspace {

@@ -297,6 +297,22 @@ pub const DIRECTIVES: &[&str] = &[
     " original }}",
 ];
 
+/// The seed in the environment variable `var`, else a fresh one from the
+/// clock; printed either way, with the variable that repeats the run.
+pub fn fresh_seed(var: &str) -> u64 {
+    let seed = std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("seed {seed} ({var}={seed} repeats it)");
+    seed
+}
+
 /// Random rule-file text: words, whitespace oddities, sometimes long.
 pub fn random_text(rng: &mut Rng) -> Vec<u8> {
     random_text_with(rng, false)

@@ -162,6 +162,34 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     })
 }
 
+/// Whether Codex started in `start.cwd` loads what it loads in the parent
+/// directory (whose context is `parent`): the directory holds no candidate
+/// name, no project root marker and no `.git`; the parent found a project
+/// root (else Codex reads the start directory only); `CODEX_HOME` is not
+/// relative to the start; and no `[projects]` trust entry is configured
+/// (those are looked up by the start directory's path).
+pub(crate) fn adds_nothing(start: &Start<'_>, parent: &AgentContext, disk: &dyn Disk) -> bool {
+    let codex_home = match start.codex_home {
+        Some(dir) if Path::new(dir).is_absolute() => PathBuf::from(dir),
+        Some(_) => return false,
+        None => start.home.join(".codex"),
+    };
+    let Ok(settings) = read_settings(disk, &codex_home.join("config.toml")) else {
+        return false;
+    };
+    if parent.root.is_none()
+        || !settings.trust.is_empty()
+        || !settings.markers.iter().all(|m| super::plain_name(m))
+    {
+        return false;
+    }
+    let names = candidate_names(&settings.fallbacks);
+    let mut watched: Vec<&str> = names.iter().map(String::as_str).collect();
+    watched.extend(settings.markers.iter().map(String::as_str));
+    watched.push(".git");
+    super::holds_none(disk, start.cwd, &watched)
+}
+
 /// The settings in `path` (the defaults when there is no such file).
 fn read_settings(disk: &dyn Disk, path: &Path) -> Result<Settings, ContextError> {
     let text = match disk.read(path).and_then(|b| {

@@ -472,6 +472,54 @@ fn utf16_order(a: &Path, b: &Path) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
+/// Whether Gemini CLI started in `start.cwd` loads what it loads in the
+/// parent directory `parent` (whose context is `context`): neither holds a
+/// `.gemini` directory (workspace settings are read from the start
+/// directory only), the start holds none of the context file names and no
+/// boundary marker, the parent found a project root (else only the start
+/// directory is read), neither is the home or inside `~/.gemini`, the home
+/// is not relative to the start, and neither has private project memory
+/// (kept by the start directory's path).
+pub(crate) fn adds_nothing(
+    start: &Start<'_>,
+    parent: &Path,
+    context: &AgentContext,
+    disk: &dyn Disk,
+) -> bool {
+    let home = match start.gemini_home.filter(|h| !h.is_empty()) {
+        Some(h) if Path::new(h).is_absolute() => normalize(Path::new(h)),
+        Some(_) => return false,
+        None => start.home.to_path_buf(),
+    };
+    let gemini_dir = home.join(".gemini");
+    let real_home = disk.canonicalize(&home).ok();
+    let special = |dir: &Path| real_home.as_deref() == Some(dir) || dir.starts_with(&gemini_dir);
+    if context.root.is_none() || special(start.cwd) || special(parent) {
+        return false;
+    }
+    if !super::holds_none(disk, parent, &[".gemini"]) {
+        return false;
+    }
+    let settings = settings(
+        &read_json(disk, &gemini_dir.join("settings.json")),
+        &Value::Null,
+    );
+    if !settings
+        .names
+        .iter()
+        .chain(&settings.markers)
+        .all(|n| super::plain_name(n))
+    {
+        return false;
+    }
+    let mut watched: Vec<&str> = settings.names.iter().map(String::as_str).collect();
+    watched.extend(settings.markers.iter().map(String::as_str));
+    watched.push(".gemini");
+    super::holds_none(disk, start.cwd, &watched)
+        && private_memory(disk, &gemini_dir, start.cwd, &settings.names).is_empty()
+        && private_memory(disk, &gemini_dir, parent, &settings.names).is_empty()
+}
+
 /// The private project memory: `~/.gemini/tmp/<project>/memory/MEMORY.md`,
 /// else the context file names there.
 fn private_memory(

@@ -145,6 +145,169 @@ pub fn contexts_under(
         .collect()
 }
 
+/// What the agent loads in one directory of a tree, from [`contexts_shared`].
+#[derive(Debug)]
+pub enum Shared {
+    /// The context computed there.
+    Own(AgentContext),
+    /// The same root, files, limit and notes as the directory at this index
+    /// (an ancestor, whose context is [`Shared::Own`]): the agent finds
+    /// nothing more here, and nothing it found there depends on being
+    /// started above. (The parts differ: they may name the directory.)
+    As(usize),
+}
+
+/// [`contexts_under`] for what the chains need: a directory that adds
+/// nothing for the agent is not computed again but given as its nearest
+/// computed ancestor's ([`Shared::As`]). Each agent's model decides, with
+/// the rules that make its context depend on the start directory
+/// (`adds_nothing` in each module); where it cannot be sure, the context is
+/// computed. Levels of the tree are done one after another, each in
+/// parallel.
+pub fn contexts_shared(
+    agent: Agent,
+    root: &Path,
+    home: &Path,
+    env: &(dyn Fn(&str) -> Option<OsString> + Sync),
+    disk: &disk::Remembered<'_>,
+) -> Result<Vec<(PathBuf, Shared)>, ContextError> {
+    use rayon::prelude::*;
+    use std::collections::{BTreeMap, HashMap};
+    let dirs = if agent == Agent::AgentZero {
+        vec![physical_cwd(disk, root)?]
+    } else {
+        directories(root, disk)?
+    };
+    let index: HashMap<&Path, usize> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.as_path(), i))
+        .collect();
+    let parent: Vec<Option<usize>> = dirs
+        .iter()
+        .map(|d| d.parent().and_then(|p| index.get(p).copied()))
+        .collect();
+    let mut levels: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, d) in dirs.iter().enumerate() {
+        levels.entry(d.components().count()).or_default().push(i);
+    }
+    let env = |name: &str| env(name);
+    let mut found: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
+    for level in levels.values() {
+        let done: Vec<(usize, Result<Shared, ContextError>)> = level
+            .par_iter()
+            .map(|&i| {
+                let start = Start {
+                    cwd: &dirs[i],
+                    home,
+                    env: &env,
+                };
+                let owner = parent[i].and_then(|p| match &found[p] {
+                    Some(Shared::Own(context)) => Some((p, p, context)),
+                    Some(Shared::As(o)) => match &found[*o] {
+                        Some(Shared::Own(context)) => Some((p, *o, context)),
+                        _ => None,
+                    },
+                    None => None,
+                });
+                let shared = match owner {
+                    Some((p, o, context))
+                        if adds_nothing(agent, &start, &dirs[p], context, disk) =>
+                    {
+                        Ok(Shared::As(o))
+                    }
+                    _ => context_on(agent, &start, disk).map(Shared::Own),
+                };
+                (i, shared)
+            })
+            .collect();
+        for (i, shared) in done {
+            found[i] = Some(shared?);
+        }
+    }
+    Ok(dirs
+        .into_iter()
+        .zip(found)
+        .map(|(d, s)| (d, s.expect("every level is done")))
+        .collect())
+}
+
+/// Whether `agent` started in `start.cwd` loads what it loads in its parent
+/// directory `parent` (whose context is `context`).
+fn adds_nothing(
+    agent: Agent,
+    start: &Start<'_>,
+    parent: &Path,
+    context: &AgentContext,
+    disk: &dyn disk::Disk,
+) -> bool {
+    match agent {
+        Agent::Codex => {
+            let codex_home = (start.env)("CODEX_HOME");
+            let start = codex::Start {
+                cwd: start.cwd,
+                home: start.home,
+                codex_home: codex_home.as_deref(),
+            };
+            codex::adds_nothing(&start, context, disk)
+        }
+        Agent::ClaudeCode => {
+            let config_dir = (start.env)("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty());
+            let disabled =
+                (start.env)("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty());
+            let start = claude_code::Start {
+                cwd: start.cwd,
+                home: start.home,
+                config_dir: config_dir.as_deref(),
+                disabled,
+            };
+            claude_code::adds_nothing(&start, parent, context, disk)
+        }
+        Agent::Gemini => {
+            let gemini_home = (start.env)("GEMINI_CLI_HOME");
+            let trust = (start.env)("GEMINI_CLI_TRUST_WORKSPACE");
+            let start = gemini::Start {
+                cwd: start.cwd,
+                home: start.home,
+                gemini_home: gemini_home.as_deref(),
+                trust: trust.as_deref(),
+            };
+            gemini::adds_nothing(&start, parent, context, disk)
+        }
+        Agent::Pi => {
+            let agent_dir = (start.env)("PI_CODING_AGENT_DIR");
+            let start = pi::Start {
+                cwd: start.cwd,
+                home: start.home,
+                agent_dir: agent_dir.as_deref(),
+            };
+            pi::adds_nothing(&start, disk)
+        }
+        // Its project is the whole tree: only the root is asked for.
+        Agent::AgentZero => false,
+    }
+}
+
+/// Whether `dir` can be listed and has no entry with one of `names`
+/// (compared without ASCII case, as a case-insensitive file system
+/// would match them).
+fn holds_none(disk: &dyn disk::Disk, dir: &Path, names: &[&str]) -> bool {
+    disk.read_dir(dir).is_ok_and(|entries| {
+        entries.iter().all(|(name, _)| {
+            let name = name.as_encoded_bytes();
+            !names
+                .iter()
+                .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
+        })
+    })
+}
+
+/// Whether `name` is one directory entry's name (not empty, `.`, `..`, and
+/// without `/`), so that [`holds_none`] can look for it.
+fn plain_name(name: &str) -> bool {
+    !matches!(name, "" | "." | "..") && !name.contains(['/', '\0'])
+}
+
 /// Every directory of the tree at `root` by its physical path, in
 /// [`contexts_under`]'s order.
 pub fn directories(root: &Path, disk: &dyn disk::Disk) -> Result<Vec<PathBuf>, ContextError> {

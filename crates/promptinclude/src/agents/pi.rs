@@ -112,6 +112,20 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     })
 }
 
+/// Whether pi started in `start.cwd` loads what it loads in the parent
+/// directory: the directory holds none of pi's names, and pi's own
+/// directory is not named relative to where it starts. (pi reads each
+/// directory up to `/`, by absolute paths.)
+pub(crate) fn adds_nothing(start: &Start<'_>, disk: &dyn Disk) -> bool {
+    let own_dir_fixed = start
+        .agent_dir
+        .map(OsStr::to_string_lossy)
+        .is_none_or(|dir| {
+            dir.is_empty() || dir == "~" || dir.starts_with("~/") || dir.starts_with('/')
+        });
+    own_dir_fixed && super::holds_none(disk, start.cwd, &CANDIDATES)
+}
+
 /// A directory's file (its path as pi names it, its text), recording what
 /// became of each candidate looked at.
 fn from_dir(

@@ -360,6 +360,48 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     Ok(finish(cwd, items, skipped, notes))
 }
 
+/// Whether Claude Code started in `start.cwd` loads what it loads in the
+/// parent directory `parent` (whose context is `context`). It reads every
+/// directory up to `/`, and follows imports and linked rules only inside
+/// the working directory: so the start must hold none of its names, its
+/// configuration directory must not be relative to the start, and nothing
+/// it found from the parent (a file, or where it leads) may lie inside the
+/// parent but outside the start, nor may a linked `.claude` or
+/// `.claude/rules` on the way.
+pub(crate) fn adds_nothing(
+    start: &Start<'_>,
+    parent: &Path,
+    context: &AgentContext,
+    disk: &dyn Disk,
+) -> bool {
+    if start.disabled {
+        return true;
+    }
+    if start
+        .config_dir
+        .is_some_and(|d| !Path::new(d).is_absolute())
+    {
+        return false;
+    }
+    let names = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
+    if !super::holds_none(disk, start.cwd, &names) {
+        return false;
+    }
+    let between = |path: &Path| path.starts_with(parent) && !path.starts_with(start.cwd);
+    let found = context.files.iter().all(|f| {
+        let real = disk.canonicalize(&f.path).ok();
+        !between(&f.path) && !real.as_deref().is_some_and(between)
+    });
+    let linked = |path: &Path| {
+        disk.symlink_metadata(path)
+            .is_ok_and(|m| m.file_type().is_symlink())
+    };
+    found
+        && parent
+            .ancestors()
+            .all(|dir| !linked(&dir.join(".claude")) && !linked(&dir.join(".claude/rules")))
+}
+
 impl<'a> Walk<'a> {
     /// Records a file that is not sent.
     fn skip(

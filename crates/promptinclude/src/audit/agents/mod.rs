@@ -6,7 +6,9 @@
 //!
 //! One look at the tree serves every agent: the chains of all of them are
 //! computed over one [`Remembered`] file system, so a file or directory is
-//! read once however many agents and directories share it. The JSON form
+//! read once however many agents and directories share it; and a directory
+//! that adds nothing for an agent is given its ancestor's context instead
+//! of computing it again ([`contexts_shared`]). The JSON form
 //! is the `agents` record of `docs/audit-schema.md`.
 
 pub mod lint;
@@ -21,7 +23,7 @@ use serde::Serialize;
 
 use crate::agents::disk::{Disk, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
-use crate::agents::{contexts_under, directories, Agent, AgentContext, ByteLimit};
+use crate::agents::{contexts_shared, directories, Agent, AgentContext, ByteLimit, Shared};
 use crate::tokenize;
 pub use warnings::{AgentWarning, AgentWarningKind};
 
@@ -122,7 +124,7 @@ pub fn audit_tree_on(
 
 /// One agent's contexts in every directory, grouped into chains.
 fn chains_of(agent: Agent, root: &Path, setup: &Setup<'_>, disk: &Remembered<'_>) -> AgentChains {
-    match contexts_under(agent, root, setup.home, setup.env, disk) {
+    match contexts_shared(agent, root, setup.home, setup.env, disk) {
         Ok(contexts) => AgentChains {
             agent,
             chains: group(contexts),
@@ -136,8 +138,9 @@ fn chains_of(agent: Agent, root: &Path, setup: &Setup<'_>, disk: &Remembered<'_>
     }
 }
 
-/// Contexts with the same files, limit and notes make one chain.
-fn group(contexts: Vec<AgentContext>) -> Vec<Chain> {
+/// Contexts with the same files, limit and notes make one chain; a
+/// directory given as an ancestor's ([`Shared::As`]) is on its chain.
+fn group(contexts: Vec<(PathBuf, Shared)>) -> Vec<Chain> {
     type Key = (
         Option<PathBuf>,
         Vec<crate::agents::ContextFile>,
@@ -146,7 +149,17 @@ fn group(contexts: Vec<AgentContext>) -> Vec<Chain> {
     );
     let mut chains: Vec<Chain> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
-    for context in contexts {
+    let mut chain_of: Vec<usize> = Vec::with_capacity(contexts.len());
+    for (dir, shared) in contexts {
+        let context = match shared {
+            Shared::As(owner) => {
+                let chain = chain_of[owner];
+                chains[chain].dirs.push(dir);
+                chain_of.push(chain);
+                continue;
+            }
+            Shared::Own(context) => context,
+        };
         let key = (
             context.root.clone(),
             context.files.clone(),
@@ -154,13 +167,17 @@ fn group(contexts: Vec<AgentContext>) -> Vec<Chain> {
             context.notes.clone(),
         );
         match index.get(&key) {
-            Some(&i) => chains[i].dirs.push(context.cwd),
+            Some(&i) => {
+                chains[i].dirs.push(dir);
+                chain_of.push(i);
+            }
             None => {
                 index.insert(key, chains.len());
+                chain_of.push(chains.len());
                 let raw = context.raw().unwrap_or_default();
                 chains.push(Chain {
-                    start: context.cwd.clone(),
-                    dirs: vec![context.cwd.clone()],
+                    start: dir.clone(),
+                    dirs: vec![dir],
                     bytes: raw.len(),
                     tokens: tokenize::count(&raw),
                     context,
