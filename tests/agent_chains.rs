@@ -253,6 +253,17 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
                 fs::write(home.join(".codex/config.toml"), config).unwrap();
                 fs::write(repo.join("apps/web/package.json"), "{}").unwrap();
             }
+            if rng.chance(40) {
+                // A linked rule: Claude Code follows it only where the
+                // working directory holds its target.
+                fs::create_dir_all(repo.join("apps/.claude/rules")).unwrap();
+                fs::write(repo.join("apps/web/shared-rule.md"), "shared rule\n").unwrap();
+                symlink(
+                    repo.join("apps/web/shared-rule.md"),
+                    repo.join("apps/.claude/rules/shared.md"),
+                )
+                .unwrap();
+            }
             if rng.chance(30) {
                 fs::create_dir_all(home.join(".gemini")).unwrap();
                 fs::write(

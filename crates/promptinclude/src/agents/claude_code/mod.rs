@@ -362,12 +362,12 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
 
 /// Whether Claude Code started in `start.cwd` loads what it loads in the
 /// parent directory `parent` (whose context is `context`). It reads every
-/// directory up to `/`, and follows imports and linked rules only inside
-/// the working directory: so the start must hold none of its names, its
-/// configuration directory must not be relative to the start, and nothing
-/// it found from the parent (a file, or where it leads) may lie inside the
-/// parent but outside the start, nor may a linked `.claude` or
-/// `.claude/rules` on the way.
+/// directory up to `/` whatever the start; only imports and linked rules
+/// are followed inside the working directory alone. So: the start holds
+/// none of its names, its configuration directory is not relative to the
+/// start, no import found from the parent (nor where it leads) lies inside
+/// the parent but outside the start, and no `.claude`, rules directory or
+/// rule on the way is a link.
 pub(crate) fn adds_nothing(
     start: &Start<'_>,
     parent: &Path,
@@ -388,18 +388,33 @@ pub(crate) fn adds_nothing(
         return false;
     }
     let between = |path: &Path| path.starts_with(parent) && !path.starts_with(start.cwd);
-    let found = context.files.iter().all(|f| {
-        let real = disk.canonicalize(&f.path).ok();
-        !between(&f.path) && !real.as_deref().is_some_and(between)
-    });
+    let imports = context
+        .files
+        .iter()
+        .filter(|f| f.parent.is_some())
+        .all(|f| {
+            let real = disk.canonicalize(&f.path).ok();
+            !between(&f.path) && !real.as_deref().is_some_and(between)
+        });
     let linked = |path: &Path| {
         disk.symlink_metadata(path)
             .is_ok_and(|m| m.file_type().is_symlink())
     };
-    found
-        && parent
-            .ancestors()
-            .all(|dir| !linked(&dir.join(".claude")) && !linked(&dir.join(".claude/rules")))
+    imports
+        && parent.ancestors().all(|dir| {
+            let rules = dir.join(".claude/rules");
+            !linked(&dir.join(".claude")) && !linked(&rules) && !links_below(disk, &rules)
+        })
+}
+
+/// Whether a rules directory holds a link at any depth (an unreadable or
+/// missing one holds none).
+fn links_below(disk: &dyn Disk, dir: &Path) -> bool {
+    disk.read_dir(dir).is_ok_and(|entries| {
+        entries.iter().any(|(name, kind)| {
+            kind.is_symlink() || (kind.is_dir() && links_below(disk, &dir.join(name)))
+        })
+    })
 }
 
 impl<'a> Walk<'a> {
