@@ -241,50 +241,14 @@ fn adds_nothing(
     context: &AgentContext,
     disk: &dyn disk::Disk,
 ) -> bool {
-    match agent {
-        Agent::Codex => {
-            let codex_home = (start.env)("CODEX_HOME");
-            let start = codex::Start {
-                cwd: start.cwd,
-                home: start.home,
-                codex_home: codex_home.as_deref(),
-            };
-            codex::adds_nothing(&start, context, disk)
-        }
-        Agent::ClaudeCode => {
-            let config_dir = (start.env)("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty());
-            let disabled =
-                (start.env)("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty());
-            let start = claude_code::Start {
-                cwd: start.cwd,
-                home: start.home,
-                config_dir: config_dir.as_deref(),
-                disabled,
-            };
-            claude_code::adds_nothing(&start, parent, context, disk)
-        }
-        Agent::Gemini => {
-            let gemini_home = (start.env)("GEMINI_CLI_HOME");
-            let trust = (start.env)("GEMINI_CLI_TRUST_WORKSPACE");
-            let start = gemini::Start {
-                cwd: start.cwd,
-                home: start.home,
-                gemini_home: gemini_home.as_deref(),
-                trust: trust.as_deref(),
-            };
-            gemini::adds_nothing(&start, parent, context, disk)
-        }
-        Agent::Pi => {
-            let agent_dir = (start.env)("PI_CODING_AGENT_DIR");
-            let start = pi::Start {
-                cwd: start.cwd,
-                home: start.home,
-                agent_dir: agent_dir.as_deref(),
-            };
-            pi::adds_nothing(&start, disk)
-        }
+    let own = Variables::read(agent, start.env);
+    match own.start(start.cwd, start.home) {
+        Some(ModelStart::Codex(s)) => codex::adds_nothing(&s, context, disk),
+        Some(ModelStart::ClaudeCode(s)) => claude_code::adds_nothing(&s, parent, context, disk),
+        Some(ModelStart::Gemini(s)) => gemini::adds_nothing(&s, parent, context, disk),
+        Some(ModelStart::Pi(s)) => pi::adds_nothing(&s, disk),
         // Its project is the whole tree: only the root is asked for.
-        Agent::AgentZero => false,
+        None => false,
     }
 }
 
@@ -343,29 +307,13 @@ pub fn context_on(
     start: &Start<'_>,
     disk: &dyn disk::Disk,
 ) -> Result<AgentContext, ContextError> {
-    match agent {
-        Agent::Codex => {
-            let codex_home = (start.env)("CODEX_HOME");
-            let start = codex::Start {
-                cwd: start.cwd,
-                home: start.home,
-                codex_home: codex_home.as_deref(),
-            };
-            codex::context_on(&start, disk)
-        }
-        Agent::ClaudeCode => {
-            let config_dir = (start.env)("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty());
-            let disabled =
-                (start.env)("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty());
-            let start = claude_code::Start {
-                cwd: start.cwd,
-                home: start.home,
-                config_dir: config_dir.as_deref(),
-                disabled,
-            };
-            claude_code::context_on(&start, disk)
-        }
-        Agent::AgentZero => {
+    let own = Variables::read(agent, start.env);
+    match own.start(start.cwd, start.home) {
+        Some(ModelStart::Codex(s)) => codex::context_on(&s, disk),
+        Some(ModelStart::ClaudeCode(s)) => claude_code::context_on(&s, disk),
+        Some(ModelStart::Gemini(s)) => gemini::context_on(&s, disk),
+        Some(ModelStart::Pi(s)) => pi::context_on(&s, disk),
+        None => {
             // The host's default configuration, with its A0_SET_ variables;
             // each project's own settings are read by the scan.
             let mut resolver = Resolver::default();
@@ -374,26 +322,87 @@ pub fn context_on(
             resolver.env = resolver.base_notes.env.clone();
             agent_zero::context(&resolver, start.cwd)
         }
-        Agent::Gemini => {
-            let gemini_home = (start.env)("GEMINI_CLI_HOME");
-            let trust = (start.env)("GEMINI_CLI_TRUST_WORKSPACE");
-            let start = gemini::Start {
-                cwd: start.cwd,
-                home: start.home,
+    }
+}
+
+/// An agent's own variables, each read as the agent reads it (only that
+/// agent's are asked for).
+enum Variables {
+    Codex {
+        codex_home: Option<OsString>,
+    },
+    ClaudeCode {
+        config_dir: Option<OsString>,
+        disabled: bool,
+    },
+    Gemini {
+        gemini_home: Option<OsString>,
+        trust: Option<OsString>,
+    },
+    Pi {
+        agent_dir: Option<OsString>,
+    },
+    AgentZero,
+}
+
+/// A model's own start (Agent Zero has none: it reads the host's settings).
+enum ModelStart<'a> {
+    Codex(codex::Start<'a>),
+    ClaudeCode(claude_code::Start<'a>),
+    Gemini(gemini::Start<'a>),
+    Pi(pi::Start<'a>),
+}
+
+impl Variables {
+    fn read(agent: Agent, env: &dyn Fn(&str) -> Option<OsString>) -> Variables {
+        match agent {
+            Agent::Codex => Variables::Codex {
+                codex_home: env("CODEX_HOME"),
+            },
+            Agent::ClaudeCode => Variables::ClaudeCode {
+                config_dir: env("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()),
+                disabled: env("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty()),
+            },
+            Agent::Gemini => Variables::Gemini {
+                gemini_home: env("GEMINI_CLI_HOME"),
+                trust: env("GEMINI_CLI_TRUST_WORKSPACE"),
+            },
+            Agent::Pi => Variables::Pi {
+                agent_dir: env("PI_CODING_AGENT_DIR"),
+            },
+            Agent::AgentZero => Variables::AgentZero,
+        }
+    }
+
+    fn start<'a>(&'a self, cwd: &'a Path, home: &'a Path) -> Option<ModelStart<'a>> {
+        Some(match self {
+            Variables::Codex { codex_home } => ModelStart::Codex(codex::Start {
+                cwd,
+                home,
+                codex_home: codex_home.as_deref(),
+            }),
+            Variables::ClaudeCode {
+                config_dir,
+                disabled,
+            } => ModelStart::ClaudeCode(claude_code::Start {
+                cwd,
+                home,
+                config_dir: config_dir.as_deref(),
+                disabled: *disabled,
+            }),
+            Variables::Gemini { gemini_home, trust } => ModelStart::Gemini(gemini::Start {
+                cwd,
+                home,
                 gemini_home: gemini_home.as_deref(),
                 trust: trust.as_deref(),
-            };
-            gemini::context_on(&start, disk)
-        }
-        Agent::Pi => {
-            let agent_dir = (start.env)("PI_CODING_AGENT_DIR");
-            let start = pi::Start {
-                cwd: start.cwd,
-                home: start.home,
+            }),
+            Variables::Pi { agent_dir } => ModelStart::Pi(pi::Start {
+                cwd,
+                home,
                 agent_dir: agent_dir.as_deref(),
-            };
-            pi::context_on(&start, disk)
-        }
+            }),
+            Variables::AgentZero => return None,
+        })
     }
 }
 
