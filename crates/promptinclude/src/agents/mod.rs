@@ -127,11 +127,7 @@ pub fn contexts_under(
     disk: &disk::Remembered<'_>,
 ) -> Result<Vec<AgentContext>, ContextError> {
     use rayon::prelude::*;
-    let dirs = if agent == Agent::AgentZero {
-        vec![physical_cwd(disk, root)?]
-    } else {
-        directories(root, disk)?
-    };
+    let dirs = start_dirs(agent, root, disk)?;
     let env = |name: &str| env(name);
     dirs.par_iter()
         .map(|dir| {
@@ -143,6 +139,21 @@ pub fn contexts_under(
             context_on(agent, &start, disk)
         })
         .collect()
+}
+
+/// The directories whose contexts [`contexts_under`] and
+/// [`contexts_shared`] give: every directory of the tree, or for Agent Zero
+/// (whose project is the whole tree) the root alone.
+fn start_dirs(
+    agent: Agent,
+    root: &Path,
+    disk: &dyn disk::Disk,
+) -> Result<Vec<PathBuf>, ContextError> {
+    if agent == Agent::AgentZero {
+        Ok(vec![physical_cwd(disk, root)?])
+    } else {
+        directories(root, disk)
+    }
 }
 
 /// What the agent loads in one directory of a tree, from [`contexts_shared`].
@@ -173,11 +184,7 @@ pub fn contexts_shared(
 ) -> Result<Vec<(PathBuf, Shared)>, ContextError> {
     use rayon::prelude::*;
     use std::collections::{BTreeMap, HashMap};
-    let dirs = if agent == Agent::AgentZero {
-        vec![physical_cwd(disk, root)?]
-    } else {
-        directories(root, disk)?
-    };
+    let dirs = start_dirs(agent, root, disk)?;
     let index: HashMap<&Path, usize> = dirs
         .iter()
         .enumerate()
@@ -202,13 +209,14 @@ pub fn contexts_shared(
                     home,
                     env: &env,
                 };
-                let owner = parent[i].and_then(|p| match &found[p] {
-                    Some(Shared::Own(context)) => Some((p, p, context)),
-                    Some(Shared::As(o)) => match &found[*o] {
-                        Some(Shared::Own(context)) => Some((p, *o, context)),
-                        _ => None,
-                    },
-                    None => None,
+                // The parent's level is done; an `As` names an `Own`.
+                let owner = parent[i].map(|p| match found[p] {
+                    Some(Shared::As(o)) => (p, o),
+                    _ => (p, p),
+                });
+                let owner = owner.and_then(|(p, o)| match &found[o] {
+                    Some(Shared::Own(context)) => Some((p, o, context)),
+                    _ => None,
                 });
                 let shared = match owner {
                     Some((p, o, context))
@@ -484,6 +492,13 @@ pub struct ContextFile {
     pub outcome: Outcome,
     /// For an import: the file that imports it.
     pub parent: Option<PathBuf>,
+}
+
+impl ContextFile {
+    /// Whether the agent sends text from it (whole or cut).
+    pub fn is_sent(&self) -> bool {
+        matches!(self.outcome, Outcome::Loaded | Outcome::Truncated { .. })
+    }
 }
 
 /// An agent's byte limit, and how much of it is used.

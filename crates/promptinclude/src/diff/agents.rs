@@ -23,7 +23,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::agents::report::status;
-use crate::agents::{Agent, ContextFile, Outcome, Role, Skip};
+use crate::agents::{Agent, ByteLimit, ContextFile, Outcome, Role, Skip};
 use crate::audit::agents::{shown_path, AgentWarning, Chain, TreeAudit};
 
 /// One file of a chain, as the diff compares it.
@@ -54,18 +54,9 @@ pub struct ChainState {
     pub tokens: usize,
     /// The agent's byte limit and how much the files use of it (Codex).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<Limit>,
+    pub limit: Option<ByteLimit>,
     /// Its files in the agent's order.
     pub files: Vec<FileState>,
-}
-
-/// An agent's byte limit and what is used of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Limit {
-    /// The limit.
-    pub max: u64,
-    /// What the sent files count against it.
-    pub used: u64,
 }
 
 /// Directories whose chain changed the same way.
@@ -225,10 +216,7 @@ fn chain_state(root: &Path, chain: &Chain) -> ChainState {
         .collect();
     ChainState {
         tokens: files.iter().map(|f| f.tokens).sum(),
-        limit: chain.context.limit.map(|l| Limit {
-            max: l.max,
-            used: l.used,
-        }),
+        limit: chain.context.limit,
         files,
     }
 }

@@ -319,17 +319,12 @@ fn in_own_imports(import: &ContextFile, files: &[ContextFile], disk: &dyn Disk) 
     false
 }
 
-/// Whether the agent sends text from this file.
-fn is_sent(f: &ContextFile) -> bool {
-    matches!(f.outcome, Outcome::Loaded | Outcome::Truncated { .. })
-}
-
 /// Files of one chain sent twice: the same file under two names, or the
 /// same text in two files.
 fn duplicates(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
     let mut by_target: HashMap<PathBuf, &Path> = HashMap::new();
     let mut by_text: HashMap<Vec<u8>, &Path> = HashMap::new();
-    for f in chain.context.files.iter().filter(|f| is_sent(f)) {
+    for f in chain.context.files.iter().filter(|f| f.is_sent()) {
         let target = disk
             .canonicalize(&f.path)
             .unwrap_or_else(|_| f.path.clone());
@@ -368,7 +363,7 @@ fn duplicates(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
 /// impact performance (45.1k chars > 40.0k)", in `/status` and at start).
 fn over_recommended(chain: &Chain, disk: &dyn Disk, found: &mut Found) {
     let max = claude_code::RECOMMENDED_MAX_CHARS;
-    for f in chain.context.files.iter().filter(|f| is_sent(f)) {
+    for f in chain.context.files.iter().filter(|f| f.is_sent()) {
         let Ok(bytes) = disk.read(&f.path) else {
             continue;
         };
@@ -486,7 +481,7 @@ fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
     // digest (the comparisons below are many; the files are few).
     let mut ids: HashMap<&Path, (PathBuf, Option<[u8; 32]>)> = HashMap::new();
     for chain in agents.iter().flat_map(|a| &a.chains) {
-        for f in chain.context.files.iter().filter(|f| is_sent(f)) {
+        for f in chain.context.files.iter().filter(|f| f.is_sent()) {
             ids.entry(&f.path).or_insert_with(|| {
                 let target = disk
                     .canonicalize(&f.path)
@@ -499,7 +494,7 @@ fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
     let target = |p: &Path| ids[p].0.clone();
     let sends = |chain: &Chain, file: &Path| {
         let (want, want_text) = &ids[file];
-        chain.context.files.iter().filter(|f| is_sent(f)).any(|f| {
+        chain.context.files.iter().filter(|f| f.is_sent()).any(|f| {
             let (got, got_text) = &ids[f.path.as_path()];
             got == want || (want_text.is_some() && got_text == want_text)
         })
@@ -519,7 +514,7 @@ fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
                 .context
                 .files
                 .iter()
-                .filter(|f| f.role == Role::Project && is_sent(f));
+                .filter(|f| f.role == Role::Project && f.is_sent());
             for f in project {
                 for (b, other) in agents.iter().enumerate() {
                     let there = at[b].get(chain.start.as_path());

@@ -238,12 +238,7 @@ fn push_chains(h: &mut String, tree: &TreeAudit, agent: &AgentChains) {
     );
     let largest = agent.chains.iter().map(|c| c.bytes).max().unwrap_or(0);
     for chain in &agent.chains {
-        let sent = chain
-            .context
-            .files
-            .iter()
-            .filter(|f| matches!(f.outcome, Outcome::Loaded | Outcome::Truncated { .. }))
-            .count();
+        let sent = chain.context.files.iter().filter(|f| f.is_sent()).count();
         let _ = write!(h, "<tr class={}><td class=path>", band(chain, largest));
         push_name(h, &shown_path(&tree.root, &chain.start));
         let _ = write!(
