@@ -19,6 +19,7 @@ use promptinclude::shard::Shard;
 #[command(
     name = "promptinclude",
     version,
+    long_version = crate::completions::long_version(),
     propagate_version = true,
     max_term_width = 100
 )]
@@ -194,6 +195,48 @@ pub enum Command {
     ///   promptinclude merge bundle --roots-from roots.txt --out bundle/ bundle-0/ bundle-1/
     #[command(subcommand)]
     Merge(MergeCommand),
+    /// Print the completion script for a shell.
+    ///
+    /// Generated from the same definitions as this help, so it always knows
+    /// every subcommand and flag of this version. Install it where the shell
+    /// looks:
+    ///
+    ///   promptinclude completions bash > ~/.local/share/bash-completion/completions/promptinclude
+    ///
+    ///   promptinclude completions zsh > ~/.zfunc/_promptinclude   # with fpath+=(~/.zfunc)
+    ///
+    ///   promptinclude completions fish > ~/.config/fish/completions/promptinclude.fish
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per subcommand.
+    ///
+    /// `promptinclude man` is the page for the command, listing every
+    /// subcommand; `promptinclude man audit` is the page of one
+    /// (promptinclude-audit(1)); --out-dir writes them all. Examples:
+    ///
+    ///   promptinclude man | man -l -
+    ///
+    ///   promptinclude man --out-dir ~/.local/share/man/man1
+    Man(ManArgs),
+}
+
+/// `promptinclude completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to print the script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `promptinclude man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (`merge scan` for a nested one);
+    /// none for the command's own page.
+    pub subcommand: Vec<String>,
+    /// Write every page (promptinclude.1, promptinclude-scan.1, ...) into
+    /// this directory instead of printing one.
+    #[arg(long, value_name = "DIR", conflicts_with = "subcommand")]
+    pub out_dir: Option<PathBuf>,
 }
 
 /// A coding agent `hook` and `init` know.

@@ -6,6 +6,7 @@ mod args;
 mod audit;
 mod bundle;
 mod commands;
+mod completions;
 mod context;
 mod diff;
 mod exit;
@@ -51,6 +52,8 @@ fn main() -> ExitCode {
         Command::Init(args) => init::init(args),
         #[cfg(feature = "mcp")]
         Command::Mcp(args) => mcp::mcp(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => completions::man(args),
     };
     match result {
         Ok(status) => status.into(),

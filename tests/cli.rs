@@ -376,3 +376,76 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// `--version` names the versions of the agents the e2e tests run (their
+/// npm pins), so a pin bumped without its model, or the reverse, fails.
+#[test]
+fn version_names_the_pinned_agents_and_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = promptinclude(&["--version"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pin = |file: &str, package: &str| -> String {
+        let json: serde_json::Value =
+            serde_json::from_slice(&fs::read(manifest.join(file)).unwrap()).unwrap();
+        json["dependencies"][package].as_str().unwrap().to_string()
+    };
+    let wanted = [
+        format!(
+            "Codex CLI {}",
+            pin("tests/agents/package.json", "@openai/codex")
+        ),
+        format!(
+            "Claude Code {}",
+            pin("tests/agents/package.json", "@anthropic-ai/claude-code")
+        ),
+        format!(
+            "Gemini CLI {}",
+            pin("tests/agents/package.json", "@google/gemini-cli")
+        ),
+        format!(
+            "pi coding agent {}",
+            pin("tests/pi/package.json", "@mariozechner/pi-coding-agent")
+        ),
+        format!(
+            "Prompt Include plugin 1.0.0 (source sha256 {})",
+            promptinclude::agents::agent_zero::REFERENCE_SHA256
+        ),
+    ];
+    for line in wanted {
+        assert!(text.contains(&line), "--version lacks {line:?}:\n{text}");
+    }
+    // `-V` is the one line.
+    let short = promptinclude(&["-V"], dir.path());
+    assert_eq!(
+        String::from_utf8(short.stdout).unwrap(),
+        format!("promptinclude {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+/// The Agent Zero source the oracle tests run is the one `--version` says
+/// is reproduced: a changed reference must be looked at, not pass silently.
+#[test]
+fn the_reference_run_is_the_one_reproduced() {
+    let reference = std::env::var_os("PROMPTINCLUDE_REFERENCE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/agent-zero")
+        });
+    if !reference.is_dir() {
+        assert!(
+            std::env::var("PROMPTINCLUDE_REQUIRE_ORACLE").as_deref() != Ok("1"),
+            "PROMPTINCLUDE_REQUIRE_ORACLE=1 but there is no reference at {}",
+            reference.display()
+        );
+        eprintln!("skipped: no reference at {}", reference.display());
+        return;
+    }
+    assert_eq!(
+        promptinclude::agents::agent_zero::reference_digest(&reference).unwrap(),
+        promptinclude::agents::agent_zero::REFERENCE_SHA256,
+        "the reference at {} is not the one reproduced",
+        reference.display()
+    );
+}

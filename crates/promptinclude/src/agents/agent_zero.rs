@@ -16,6 +16,51 @@ use crate::trust::ReadPolicy;
 /// whole reference is proven by the oracle tests).
 pub const VERSION: &str = "1.0.0";
 
+/// The reference reproduced, exactly: the SHA-256 of the Agent Zero source
+/// the oracle tests run (the plugin and its host helpers; there is no
+/// upstream commit to name), as [`reference_digest`] computes it.
+pub const REFERENCE_SHA256: &str =
+    "c540687fc8894ebea123cb4fc6a70bf01389a0e1d9d7dd3e8ae48021cb8629b2";
+
+/// The digest [`REFERENCE_SHA256`] names, of the files under `dir` (for
+/// each file in byte order of its `/`-separated relative path: the path, a
+/// line feed, its length in decimal, a line feed, its bytes), so a test can
+/// tell when the reference it runs is not the one reproduced.
+pub fn reference_digest(dir: &Path) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    fn walk(
+        dir: &Path,
+        rel: &str,
+        out: &mut Vec<(String, std::path::PathBuf)>,
+    ) -> std::io::Result<()> {
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if entry.file_type()?.is_dir() {
+                walk(&entry.path(), &rel, out)?;
+            } else {
+                out.push((rel, entry.path()));
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(dir, "", &mut files)?;
+    files.sort();
+    let mut hash = Sha256::new();
+    for (rel, path) in files {
+        let bytes = fs::read(path)?;
+        hash.update(format!("{rel}\n{}\n", bytes.len()));
+        hash.update(&bytes);
+    }
+    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// What the Prompt Include plugin puts into Agent Zero's system prompt for
 /// a project at `cwd`, its configuration decided by `resolver`.
 pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextError> {
