@@ -39,6 +39,17 @@ use promptinclude::artifact::write_through;
 /// Seconds an agent waits for the hook (a scan takes milliseconds).
 const TIMEOUT_SECS: u64 = 30;
 
+/// The program's path as [`set_program`] gave it.
+static PROGRAM: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Names the program that runs the command when it is not this process's
+/// executable (the Python package's script, which the interpreter runs): the
+/// path written into an agent's hook command. Only the first call counts;
+/// without one, [`std::env::current_exe`] is used.
+pub fn set_program(path: PathBuf) {
+    let _ = PROGRAM.set(path);
+}
+
 /// `promptinclude init AGENT`.
 pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     let file = settings_file(args.agent, args.user)?;
@@ -48,8 +59,11 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
     let command = match &args.bin {
         Some(bin) => format!("{bin} hook {}", args.agent.name()),
         None => {
-            let exe = std::env::current_exe()
-                .context("cannot find this binary's path; give --bin CMD")?;
+            let exe = match PROGRAM.get() {
+                Some(path) => path.clone(),
+                None => std::env::current_exe()
+                    .context("cannot find this binary's path; give --bin CMD")?,
+            };
             format!("{} hook {}", shell_quote(&exe)?, args.agent.name())
         }
     };

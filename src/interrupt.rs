@@ -39,7 +39,16 @@ const SIGNALS: [libc::c_int; 3] = [SIGINT, SIGTERM, SIGHUP];
 /// the signals keep their default behaviour. (Registering here and then
 /// failing to start the thread would be worse: `signal_hook` cannot put the
 /// default action back, so the signals would be ignored.)
+///
+/// Only the first call does anything (a host process may run the command
+/// more than once).
 pub fn install() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(start);
+}
+
+/// Starts the signal thread (see [`install`]).
+fn start() {
     let (ready, registered) = std::sync::mpsc::sync_channel(0);
     let spawned = std::thread::Builder::new()
         .name("signals".to_string())

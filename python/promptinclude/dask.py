@@ -24,7 +24,8 @@ partition is kept in DIR, and a rerun of the same command does only the
 missing ones.
 
 The workers need the ``promptinclude`` binary (``--bin PATH``,
-``$PROMPTINCLUDE_BIN``, or on ``PATH``) and the roots at the same paths as the
+``$PROMPTINCLUDE_BIN``, the command installed with this package beside the
+client's Python, or on ``PATH``) and the roots at the same paths as the
 client (relative roots are taken from the client's working directory, which
 must exist on the workers). ``scan_roots(client, roots)`` does the same from
 your own Dask code and yields each root's result as a dict.
@@ -69,13 +70,42 @@ class PartitionError(RuntimeError):
     missing binary, a crash): not one root's error, which is a record."""
 
 
+def _installed_script() -> Optional[str]:
+    """The ``promptinclude`` command installed with this package (its
+    ``[project.scripts]`` entry): in the scripts directory of the running
+    interpreter's environment, found without that environment on ``PATH``
+    (a venv that was not activated)."""
+    dirs = []
+    try:
+        import sysconfig
+
+        dirs.append(sysconfig.get_path("scripts"))
+    except (ImportError, KeyError):  # pragma: no cover
+        pass
+    # A venv's python is a symlink: the directory it was called by, not its target's.
+    dirs.append(os.path.dirname(os.path.abspath(sys.executable)) if sys.executable else None)
+    for directory in dirs:
+        if directory:
+            found = shutil.which("promptinclude", path=directory)
+            if found:
+                return found
+    return None
+
+
 def find_binary(binary: Optional[str] = None) -> str:
-    """The promptinclude binary: ``binary``, ``$PROMPTINCLUDE_BIN`` or the one on ``PATH``."""
-    path = binary or os.environ.get("PROMPTINCLUDE_BIN") or shutil.which("promptinclude")
+    """The promptinclude command: ``binary``, ``$PROMPTINCLUDE_BIN``, the one
+    installed with this package (beside this Python, on ``PATH`` or not), or
+    the one on ``PATH``."""
+    path = (
+        binary
+        or os.environ.get("PROMPTINCLUDE_BIN")
+        or _installed_script()
+        or shutil.which("promptinclude")
+    )
     if not path:
         raise FileNotFoundError(
             "no promptinclude binary: give --bin PATH or PROMPTINCLUDE_BIN, or put it on PATH "
-            "(cargo install --locked --path .)"
+            "(pip install ./python installs it; or cargo install --locked --path .)"
         )
     return os.path.abspath(path) if os.sep in path else path
 

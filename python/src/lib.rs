@@ -5,7 +5,9 @@
 //! reference's semantics, runs the library with the GIL released and builds
 //! the reference's plain dicts, lists, `str`s and `int`s.
 
+use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -776,6 +778,21 @@ fn merge_bundle(
     })
 }
 
+/// `promptinclude` the command, run in this process: `argv` as `sys.argv`
+/// gives it (the program name first), `program` the script's path, which
+/// `init` writes into hook commands. Returns the exit code; a panic (a bug)
+/// gives 101, as it does the binary, after the same message on stderr.
+#[pyfunction]
+#[pyo3(signature = (argv, program=None))]
+fn main(py: Python<'_>, argv: Vec<OsString>, program: Option<PathBuf>) -> u8 {
+    if let Some(program) = program {
+        promptinclude_cli::set_program(program);
+    }
+    py.detach(|| {
+        std::panic::catch_unwind(AssertUnwindSafe(|| promptinclude_cli::run(argv))).unwrap_or(101)
+    })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan, m)?)?;
@@ -789,6 +806,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge_audit_summaries, m)?)?;
     m.add_function(wrap_pyfunction!(merge_bundle, m)?)?;
     m.add_function(wrap_pyfunction!(context, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add(
         "DEFAULT_GITIGNORE",
         promptinclude::config::DEFAULT_GITIGNORE,
