@@ -19,7 +19,7 @@ use promptinclude::shard::Shard;
 #[command(
     name = "promptinclude",
     version,
-    long_version = crate::completions::long_version(),
+    long_version = crate::version::long_version(),
     propagate_version = true,
     max_term_width = 100
 )]

@@ -1,15 +1,11 @@
-//! What the command says about itself: the shell completion scripts
-//! (`completions`), the man pages (`man`), both generated from the clap
-//! definitions in `args`, and the long `--version` naming the references
-//! this version reproduces.
+//! The shell completion scripts (`completions`) and the man pages (`man`),
+//! both generated from the clap definitions in `args`.
 
 use std::fs;
 use std::io::Write;
-use std::sync::OnceLock;
 
 use anyhow::{bail, Context, Result};
 use clap::CommandFactory;
-use promptinclude::agents::{agent_zero, Agent};
 use promptinclude::artifact::write_atomic;
 
 use crate::args::{Cli, CompletionsArgs, ManArgs};
@@ -94,29 +90,4 @@ fn render(page: clap::Command) -> Result<Vec<u8>> {
     let mut roff = Vec::new();
     clap_mangen::Man::new(page).render(&mut roff)?;
     Ok(roff)
-}
-
-/// `--version`'s long form: this version, and the version of each program
-/// whose behaviour it reproduces byte for byte (`-V` prints the first line).
-pub fn long_version() -> &'static str {
-    static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        let mut text = format!("{}\nreproduces:\n", env!("CARGO_PKG_VERSION"));
-        for agent in Agent::ALL {
-            let what = match agent {
-                Agent::AgentZero => format!(
-                    "Agent Zero's Prompt Include plugin {} (source sha256 {})",
-                    agent.version(),
-                    agent_zero::REFERENCE_SHA256
-                ),
-                Agent::ClaudeCode => format!("Claude Code {}", agent.version()),
-                Agent::Codex => format!("Codex CLI {}", agent.version()),
-                Agent::Gemini => format!("Gemini CLI {}", agent.version()),
-                Agent::Pi => format!("pi coding agent {}", agent.version()),
-            };
-            text.push_str(&format!("  {}: {what}\n", agent.name()));
-        }
-        text.push_str("  tokens: tiktoken cl100k_base");
-        text
-    })
 }

@@ -22,6 +22,7 @@ mod merge;
 mod paint;
 mod progress;
 mod settings;
+mod version;
 
 use std::ffi::OsString;
 use std::io::Write;

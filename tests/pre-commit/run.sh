@@ -68,13 +68,15 @@ mkdir -p "$HOME"
 work="$tmp/work"
 gitc init -q "$work"
 cd "$work"
-cat >.pre-commit-config.yaml <<YAML
-repos:
-  - repo: $snap
-    rev: $rev
-    hooks:
-      - id: promptinclude-audit
-YAML
+# The user's .pre-commit-config.yaml: the hook from the snapshot, with the
+# hook arguments given (a YAML flow list), if any.
+write_config() {
+  {
+    printf 'repos:\n  - repo: %s\n    rev: %s\n    hooks:\n      - id: promptinclude-audit\n' "$snap" "$rev"
+    if [ $# -gt 0 ]; then printf '        args: %s\n' "$1"; fi
+  } >.pre-commit-config.yaml
+}
+write_config
 printf '# Project\nUse tabs.\n' >project.promptinclude.md
 printf 'Write short sentences.\n' >style.promptinclude.md
 "$pre_commit" install >/dev/null
@@ -152,14 +154,7 @@ commit pass "no rule file touched"
 contains "(no files to check)Skipped"
 
 # A configuration passed with args (and named after the tool) is watched too.
-cat >.pre-commit-config.yaml <<YAML
-repos:
-  - repo: $snap
-    rev: $rev
-    hooks:
-      - id: promptinclude-audit
-        args: [--config, ci/promptinclude.yaml]
-YAML
+write_config "[--config, ci/promptinclude.yaml]"
 mkdir -p ci
 printf 'max_file_tokens: [1\n' >ci/promptinclude.yaml
 gitc add -A
