@@ -13,6 +13,8 @@ use crate::exit::ExitStatus;
 
 /// `promptinclude completions SHELL`: the script on stdout.
 pub fn completions(args: &CompletionsArgs) -> Result<ExitStatus> {
+    // Generated into memory first: clap_complete panics on a failed write,
+    // and a closed stdout must end the run quietly instead.
     let mut script = Vec::new();
     clap_complete::generate(
         args.shell,

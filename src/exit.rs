@@ -1,7 +1,5 @@
 //! Exit codes and how they combine.
 
-use std::process::ExitCode;
-
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ExitStatus {
@@ -20,14 +18,13 @@ impl ExitStatus {
     pub fn merge(self, other: ExitStatus) -> ExitStatus {
         self.max(other)
     }
-}
 
-impl From<ExitStatus> for ExitCode {
-    fn from(status: ExitStatus) -> ExitCode {
-        match status {
-            ExitStatus::Success => ExitCode::SUCCESS,
-            ExitStatus::Problems => ExitCode::from(1),
-            ExitStatus::Error => ExitCode::from(2),
+    /// The process exit code: 0, 1 or 2.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Problems => 1,
+            ExitStatus::Error => 2,
         }
     }
 }

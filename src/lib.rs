@@ -78,21 +78,12 @@ fn dispatch(cli: &Cli) -> u8 {
         Command::Man(args) => completions::man(args),
     };
     match result {
-        Ok(status) => code(status),
+        Ok(status) => status.code(),
         Err(err) if is_broken_pipe(&err) => 0,
         Err(err) => {
             eprintln!("promptinclude: error: {err:#}");
-            code(ExitStatus::Error)
+            ExitStatus::Error.code()
         }
-    }
-}
-
-/// The process exit code of a status.
-fn code(status: ExitStatus) -> u8 {
-    match status {
-        ExitStatus::Success => 0,
-        ExitStatus::Problems => 1,
-        ExitStatus::Error => 2,
     }
 }
 

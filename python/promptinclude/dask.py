@@ -43,6 +43,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import uuid
 from typing import IO, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -75,15 +76,10 @@ def _installed_script() -> Optional[str]:
     ``[project.scripts]`` entry): in the scripts directory of the running
     interpreter's environment, found without that environment on ``PATH``
     (a venv that was not activated)."""
-    dirs = []
-    try:
-        import sysconfig
-
-        dirs.append(sysconfig.get_path("scripts"))
-    except (ImportError, KeyError):  # pragma: no cover
-        pass
+    dirs = [sysconfig.get_path("scripts")]
     # A venv's python is a symlink: the directory it was called by, not its target's.
-    dirs.append(os.path.dirname(os.path.abspath(sys.executable)) if sys.executable else None)
+    if sys.executable:
+        dirs.append(os.path.dirname(os.path.abspath(sys.executable)))
     for directory in dirs:
         if directory:
             found = shutil.which("promptinclude", path=directory)
