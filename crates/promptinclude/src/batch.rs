@@ -42,6 +42,11 @@ impl PlannedRoot {
     pub fn scanner(&self) -> Result<&Scanner, &RootError> {
         self.scanner.as_deref()
     }
+
+    /// [`PlannedRoot::scanner`], shared.
+    pub(crate) fn shared_scanner(&self) -> Result<Arc<Scanner>, &RootError> {
+        self.scanner.as_ref().map(Arc::clone)
+    }
 }
 
 /// Roots, the rule that decides their configurations, and the scanners

@@ -109,13 +109,46 @@ fn python_prefix(text: &str, n_chars: usize, keep: i64) -> String {
     out
 }
 
+/// The token counts the budget pass needs, which a caller that has seen
+/// the same texts before may already know ([`crate::index`]); [`Fresh`]
+/// counts every one.
+pub trait TokenCounts {
+    /// `count(text)` for the text read from `candidate`.
+    fn text(&mut self, candidate: &Candidate, text: &str) -> usize;
+    /// [`path_cost`] of `candidate`.
+    fn path(&mut self, candidate: &Candidate) -> i64;
+}
+
+/// Counts every text as it comes.
+pub struct Fresh;
+
+impl TokenCounts for Fresh {
+    fn text(&mut self, _: &Candidate, text: &str) -> usize {
+        tokenize::count(text)
+    }
+    fn path(&mut self, candidate: &Candidate) -> i64 {
+        path_cost(candidate)
+    }
+}
+
 /// Runs the reference's budget pass over `candidates` (already sorted),
 /// calling `read` for each candidate the pass reaches, in order.
 pub fn allocate(
     root: String,
     candidates: &[Candidate],
     config: &Config,
+    read: impl FnMut(&Candidate) -> ReadOutcome,
+) -> Result<Allocation, Raised> {
+    allocate_with(root, candidates, config, read, &mut Fresh)
+}
+
+/// [`allocate`], taking the token counts of texts and paths from `counts`.
+pub fn allocate_with(
+    root: String,
+    candidates: &[Candidate],
+    config: &Config,
     mut read: impl FnMut(&Candidate) -> ReadOutcome,
+    counts: &mut dyn TokenCounts,
 ) -> Result<Allocation, Raised> {
     let total = &config.max_total_tokens;
     // `len(files) >= max_file_count` over non-negative lengths.
@@ -149,12 +182,12 @@ pub fn allocate(
             }
         };
         let raw = decoded.text;
-        let n = tokenize::count(&raw) as i64;
+        let n = counts.text(candidate, &raw) as i64;
         facts[i] = ReadFacts {
             tokens: n,
             replaced: decoded.replaced,
         };
-        let p = path_cost(candidate);
+        let p = counts.path(candidate);
         let path = candidate.display();
         // `used + path_tokens > max_total_tokens`
         if total.is_lt_int(used + p) {

@@ -54,6 +54,7 @@ pub mod discover;
 mod error;
 #[cfg(feature = "git")]
 pub mod git;
+pub mod index;
 pub mod model;
 mod ordered;
 pub mod project;

@@ -128,7 +128,8 @@ impl Visitor for NoVisitor {
 }
 
 /// One directory to visit.
-struct DirItem {
+#[derive(Clone)]
+pub(crate) struct DirItem {
     /// Full path bytes.
     full: Vec<u8>,
     /// Path relative to the root with `/` separators, in the form the
@@ -182,11 +183,54 @@ impl Drop for HeldParent {
 struct Walk<'m, V> {
     matchers: &'m Matchers,
     visitor: V,
+    /// What a live index remembers of directories listed before.
+    memo: Option<&'m dyn DirMemo>,
     /// Walking past `PATH_MAX` (after the reference would have raised).
     piecewise: bool,
     /// The reference raises `RecursionError` on this tree.
     raises: AtomicBool,
     found: Mutex<Vec<Candidate>>,
+}
+
+/// What listing one directory gave the scan's walk: its candidates and
+/// the subdirectories to visit next.
+#[derive(Clone)]
+pub(crate) struct KeptListing {
+    pub(crate) files: Vec<Candidate>,
+    subdirs: Vec<DirItem>,
+}
+
+/// The memory of a live index ([`crate::index`]): directories listed by an
+/// earlier walk whose listing it still vouches for. The walk asks it before
+/// opening a directory, and hands it every listing it makes.
+pub(crate) trait DirMemo: Sync {
+    /// The listing of `full` kept from an earlier walk, if nothing changed
+    /// in it since.
+    fn recall(&self, full: &[u8]) -> Option<KeptListing>;
+    /// Called before `full` is opened and listed, so that a change made
+    /// while it is listed is not missed (it is watched first). Whether
+    /// what the listing gives may be kept at all.
+    fn before_listing(&self, full: &[u8]) -> bool;
+    /// What listing `full` (open as `fd`) gave, when `before_listing` said
+    /// it may be kept. `saw_link`: an entry is a symbolic link, whose
+    /// target can change with no event in `full`.
+    fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, saw_link: bool);
+}
+
+/// [`discover`] for a live index: directories `memo` recalls are not
+/// listed again, and every listing is handed to it. `None` where the
+/// reference raises on this tree (the caller walks it with [`discover`]).
+pub(crate) fn discover_with_memo(
+    root: &[u8],
+    matchers: &Matchers,
+    memo: &dyn DirMemo,
+) -> Option<Vec<Candidate>> {
+    if matchers.max_depth <= 0 {
+        return Some(Vec::new());
+    }
+    walk_once(root, matchers, NoVisitor, false, Some(memo))
+        .ok()
+        .map(|(found, _)| found)
 }
 
 /// Walks the tree under `root` (an absolute, lexically normalised directory
@@ -209,10 +253,10 @@ pub(crate) fn walk_with<V: Visitor>(
     matchers: &Matchers,
     make_visitor: impl Fn() -> V,
 ) -> (Vec<Candidate>, V) {
-    let first = walk_once(root, matchers, make_visitor(), false);
+    let first = walk_once(root, matchers, make_visitor(), false, None);
     match first {
         Ok(done) => done,
-        Err(()) => walk_once(root, matchers, make_visitor(), true)
+        Err(()) => walk_once(root, matchers, make_visitor(), true, None)
             .unwrap_or_else(|()| unreachable!("a piecewise walk never gives up")),
     }
 }
@@ -224,10 +268,12 @@ fn walk_once<V: Visitor>(
     matchers: &Matchers,
     visitor: V,
     piecewise: bool,
+    memo: Option<&dyn DirMemo>,
 ) -> Result<(Vec<Candidate>, V), ()> {
     let walk = Walk {
         matchers,
         visitor,
+        memo,
         piecewise,
         raises: AtomicBool::new(false),
         found: Mutex::new(Vec::new()),
@@ -302,6 +348,16 @@ impl<'m, V: Visitor> Walk<'m, V> {
         if self.raises.load(Ordering::Relaxed) {
             return;
         }
+        if let Some(memo) = self.memo {
+            if let Some(kept) = memo.recall(&dir.full) {
+                self.found_files(kept.files);
+                for sub in kept.subdirs {
+                    scope.spawn(move |scope| self.visit(scope, sub));
+                }
+                return;
+            }
+        }
+        let keep = self.memo.is_some_and(|memo| memo.before_listing(&dir.full));
         let fd = match self.open(&mut dir) {
             Ok(fd) => fd,
             Err(e) => {
@@ -313,8 +369,10 @@ impl<'m, V: Visitor> Walk<'m, V> {
         };
         let plan = self.plan(&dir);
         let mut found = Listing::default();
+        let mut saw_link = false;
         let listed = sys::read_dir(&fd, |name, kind| {
             let (is_dir, is_link, stat_failed) = self.classify(&fd, &dir, name, kind);
+            saw_link |= is_link;
             if plan.rules.check_recursion && stat_failed {
                 found.raises = true;
             }
@@ -326,7 +384,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
         });
         let Listing {
             raises,
-            mut files,
+            files,
             mut subdirs,
         } = found;
         if raises {
@@ -340,6 +398,13 @@ impl<'m, V: Visitor> Walk<'m, V> {
             }
             return;
         }
+        if let Some(memo) = self.memo.filter(|_| keep) {
+            let listing = KeptListing {
+                files: files.clone(),
+                subdirs: subdirs.clone(),
+            };
+            memo.listed(&dir.full, &fd, listing, saw_link);
+        }
         if !subdirs.is_empty() {
             if let Some(held) = HeldParent::try_hold(fd) {
                 for sub in &mut subdirs {
@@ -347,14 +412,19 @@ impl<'m, V: Visitor> Walk<'m, V> {
                 }
             }
         }
+        self.found_files(files);
+        for sub in subdirs {
+            scope.spawn(move |scope| self.visit(scope, sub));
+        }
+    }
+
+    /// Adds one directory's candidates to the walk's.
+    fn found_files(&self, mut files: Vec<Candidate>) {
         if !files.is_empty() {
             self.found
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .append(&mut files);
-        }
-        for sub in subdirs {
-            scope.spawn(move |scope| self.visit(scope, sub));
         }
     }
 

@@ -97,6 +97,13 @@ impl Scanner {
         &self.config
     }
 
+    /// Whether what a read gives depends on git's index (files a widened
+    /// `name_pattern` adds are read only when tracked), which no change
+    /// notification of the tree covers.
+    pub(crate) fn reads_depend_on_git(&self) -> bool {
+        self.policy.committed_only_when_widened && self.trusted_pattern.is_some()
+    }
+
     /// The compiled matchers.
     pub fn matchers(&self) -> &Matchers {
         &self.matchers

@@ -1,0 +1,881 @@
+//! A live index: scans that answer again and again without listing what
+//! has not changed, and stay exact.
+//!
+//! An [`Index`] walks its roots once, watching every directory the walk
+//! lists (inotify, see [`watch`] for why not the `notify` crate), and keeps
+//! what each listing gave and what each rule file read gave. A later
+//! [`Index::scan`] first takes every change notification queued so far,
+//! forgets what they touch, and then
+//!
+//! * answers with no listing and no read when nothing changed (one `read`
+//!   of the notification queue, one `stat` of each root, one `poll` of the
+//!   mount table);
+//! * lists only the directories that changed and reads only the files that
+//!   changed, and counts tokens only for texts it has not counted before.
+//!
+//! The budget pass runs as in every scan, so the answer is the one a fresh
+//! scan gives. Where notifications cannot vouch for something, it is
+//! looked at again on every scan, never taken from memory
+//! ([`IndexStats::fallbacks`] counts each case; `docs/live-index.md`):
+//!
+//! | case | what the index does |
+//! |---|---|
+//! | the kernel's event queue overflowed (`IN_Q_OVERFLOW`) | forgets everything: a full scan |
+//! | the watch limit (`max_user_watches`, or [`IndexOptions::max_watches`]) is reached | the directories left unwatched are listed, and their files read, on every scan |
+//! | a network or FUSE file system (changes made by another machine or a daemon) | its directories are listed, and files read, on every scan |
+//! | a directory holding a symbolic link (its target may change elsewhere); a file with several hard links | listed (read) on every scan |
+//! | a root that is, or lies below, a link that is retargeted; a root moved, removed or replaced | each scan `stat`s the root: a different directory is a full scan |
+//! | a file system mounted or unmounted anywhere | a full scan |
+//! | a change of the root's configuration (a project file created, edited, removed) | [`Index::for_batch`] decides the configuration on every scan: a different one is a full scan |
+//! | the process forked (the child shares the parent's queue) | the child starts over with a queue of its own: a full scan |
+//! | a tree so deep that the reference raises | a full scan every time |
+//! | no inotify (another system, or the instance limit reached) | a full scan every time |
+//!
+//! A directory is watched *before* it is listed, so a change made while it
+//! is being listed is either in the listing or in the queue for the next
+//! scan (or both): there is no window in which it is in neither.
+
+mod watch;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::batch::Batch;
+use crate::budget::{allocate_with, path_cost, TokenCounts};
+use crate::config::Config;
+use crate::discover::walk::{discover, discover_with_memo, DirMemo, KeptListing};
+use crate::discover::Candidate;
+use crate::error::{Error, RootError};
+use crate::model::ScanResult;
+use crate::project::ConfigSource;
+use crate::read::ReadOutcome;
+use crate::scan::{RootScan, Scanner};
+use crate::tokenize;
+use watch::{mask, Mounts, Watcher};
+
+/// How an index may use the system's notification resources.
+#[derive(Clone, Debug, Default)]
+pub struct IndexOptions {
+    /// Watch at most this many directories (the system's own limit,
+    /// `max_user_watches`, is shared by every program of the user). Past
+    /// it, directories are listed on every scan.
+    pub max_watches: Option<usize>,
+}
+
+/// Why a scan could not take something from the index's memory, each
+/// counted once per scan it affected.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Fallbacks {
+    /// The event queue overflowed: everything was looked at again.
+    pub overflow: u64,
+    /// Some directories could not be watched (the watch limit, or
+    /// permission), so they were listed again.
+    pub watch_limit: u64,
+    /// Directories on network or FUSE file systems were listed again.
+    pub remote_fs: u64,
+    /// Directories holding symbolic links (or files with several hard
+    /// links) were listed (read) again.
+    pub links: u64,
+    /// A root was moved, removed, replaced or reached through a retargeted
+    /// link.
+    pub root_changed: u64,
+    /// The mount table changed.
+    pub mounts: u64,
+    /// A root's configuration changed.
+    pub config_changed: u64,
+    /// The process forked since the last scan.
+    pub forked: u64,
+    /// The tree is so deep that the reference raises: walked in full.
+    pub deep_tree: u64,
+    /// No notifications here (another system, or the instance limit): every
+    /// scan is a full scan.
+    pub unsupported: u64,
+}
+
+/// What an index has done so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct IndexStats {
+    /// Scans answered (each root's scan counts).
+    pub scans: u64,
+    /// Of those, answered from memory with no listing and no read.
+    pub unchanged: u64,
+    /// Directories listed, over all scans.
+    pub dirs_listed: u64,
+    /// Rule files read, over all scans.
+    pub files_read: u64,
+    /// Texts whose tokens were counted (the others came from memory).
+    pub texts_counted: u64,
+    /// Directories listed by the last scan.
+    pub last_dirs_listed: u64,
+    /// Rule files read by the last scan.
+    pub last_files_read: u64,
+    /// Directories watched now.
+    pub watches: usize,
+    /// Directories whose listing is kept now.
+    pub kept_dirs: usize,
+    /// Notification events taken.
+    pub events: u64,
+    /// Why scans looked again at what they could have remembered.
+    pub fallbacks: Fallbacks,
+}
+
+/// Where a root's configuration comes from.
+enum Source {
+    /// One configuration for the index's life.
+    Fixed(Arc<Scanner>),
+    /// Decided on every scan, as the host decides it (project files).
+    Planned(Arc<Batch>),
+}
+
+/// What listing a directory gave, kept while it is unchanged.
+struct KeptDir {
+    listing: KeptListing,
+    /// The walk that last used it.
+    generation: u64,
+}
+
+/// What reading a rule file gave, kept while it is unchanged.
+struct KeptRead {
+    outcome: ReadOutcome,
+    /// `count(text)`, once counted.
+    tokens: Option<usize>,
+}
+
+/// One root and everything the index keeps about it.
+struct LiveRoot {
+    root: PathBuf,
+    /// The configuration of the last scan.
+    scanner: Option<Arc<Scanner>>,
+    /// `(st_dev, st_ino)` of the root (links followed) at the last scan;
+    /// `None`: not a directory.
+    identity: Option<(u64, u64)>,
+    kept: BTreeMap<Vec<u8>, KeptDir>,
+    /// Directories the last walk listed.
+    visited: HashSet<Vec<u8>>,
+    /// Something kept about a directory was forgotten since the last walk.
+    walk_needed: bool,
+    /// Directories the last walk listed without keeping.
+    volatile_dirs: u64,
+    /// The candidates of the last walk.
+    candidates: Option<Vec<Candidate>>,
+    reads: BTreeMap<Vec<u8>, KeptRead>,
+    /// A kept read was forgotten since the last budget pass.
+    reads_needed: bool,
+    /// Files the last pass read without keeping.
+    volatile_reads: u64,
+    /// Every scan is a full scan (the reference raises on this tree).
+    deep: bool,
+    last: Option<RootScan>,
+}
+
+impl LiveRoot {
+    fn new(root: PathBuf) -> LiveRoot {
+        LiveRoot {
+            root,
+            scanner: None,
+            identity: None,
+            kept: BTreeMap::new(),
+            visited: HashSet::new(),
+            walk_needed: true,
+            volatile_dirs: 0,
+            candidates: None,
+            reads: BTreeMap::new(),
+            reads_needed: true,
+            volatile_reads: 0,
+            deep: false,
+            last: None,
+        }
+    }
+
+    /// Forgets everything about the tree.
+    fn forget(&mut self) {
+        self.kept.clear();
+        self.reads.clear();
+        self.candidates = None;
+        self.walk_needed = true;
+        self.reads_needed = true;
+        self.last = None;
+    }
+
+    /// `dir`'s entries changed.
+    fn dir_changed(&mut self, dir: &[u8]) {
+        if self.kept.remove(dir).is_some() {
+            self.walk_needed = true;
+        }
+    }
+
+    /// What `path` names changed: forget it and everything below it.
+    fn subtree_changed(&mut self, path: &[u8]) {
+        let below = |key: &[u8]| {
+            key.starts_with(path)
+                && (key.len() == path.len() || path.ends_with(b"/") || key[path.len()] == b'/')
+        };
+        let dirs: Vec<Vec<u8>> = self
+            .kept
+            .range(path.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(path))
+            .filter(|(k, _)| below(k))
+            .map(|(k, _)| k.clone())
+            .collect();
+        if !dirs.is_empty() {
+            self.walk_needed = true;
+        }
+        for dir in dirs {
+            self.kept.remove(&dir);
+        }
+        let files: Vec<Vec<u8>> = self
+            .reads
+            .range(path.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(path))
+            .filter(|(k, _)| below(k))
+            .map(|(k, _)| k.clone())
+            .collect();
+        if !files.is_empty() {
+            self.reads_needed = true;
+        }
+        for file in files {
+            self.reads.remove(&file);
+        }
+    }
+
+    /// The file at `path` changed (content, mode).
+    fn file_changed(&mut self, path: &[u8]) {
+        if self.reads.remove(path).is_some() {
+            self.reads_needed = true;
+        }
+    }
+}
+
+/// Which root watches a directory, by which path.
+type Watches = HashMap<i32, Vec<(usize, Vec<u8>)>>;
+
+/// A live index of one or more roots (see the module docs).
+///
+/// ```
+/// use promptinclude::{index::Index, Config};
+///
+/// let root = tempfile::tempdir()?;
+/// std::fs::write(root.path().join("a.promptinclude.md"), "Use tabs.\n")?;
+/// let mut index = Index::open(root.path(), Config::default())?;
+/// let first = index.scan()?;
+/// assert_eq!(index.scan()?, first); // answered from memory
+/// assert_eq!(index.stats().last_dirs_listed, 0);
+/// std::fs::write(root.path().join("b.promptinclude.md"), "Use spaces.\n")?;
+/// assert_eq!(index.scan()?.files.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Index {
+    source: Source,
+    roots: Vec<LiveRoot>,
+    watcher: Option<Watcher>,
+    watches: Watches,
+    mounts: Mounts,
+    options: IndexOptions,
+    stats: IndexStats,
+    /// The process the watcher belongs to.
+    pid: u32,
+    generation: u64,
+    /// Counted texts, by content.
+    counted: HashMap<Arc<str>, usize>,
+}
+
+impl Index {
+    /// An index of `root` scanned with `config`, reading as the reference
+    /// reads. Fails, before anything is walked, where the reference rejects
+    /// the configuration.
+    pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Index, Error> {
+        Ok(Index::with_scanner(root, Scanner::new(config)?))
+    }
+
+    /// An index of `root` scanned by `scanner` (its configuration and
+    /// reading policy).
+    pub fn with_scanner(root: impl AsRef<Path>, scanner: Scanner) -> Index {
+        Index::new(
+            Source::Fixed(Arc::new(scanner)),
+            vec![root.as_ref().to_path_buf()],
+            IndexOptions::default(),
+        )
+    }
+
+    /// The same index with `options`.
+    pub fn with_options(mut self, options: IndexOptions) -> Index {
+        self.options = options;
+        self
+    }
+
+    fn new(source: Source, roots: Vec<PathBuf>, options: IndexOptions) -> Index {
+        Index {
+            source,
+            roots: roots.into_iter().map(LiveRoot::new).collect(),
+            watcher: Watcher::open().ok(),
+            watches: HashMap::new(),
+            mounts: Mounts::open(),
+            options,
+            stats: IndexStats::default(),
+            pid: std::process::id(),
+            generation: 0,
+            counted: HashMap::new(),
+        }
+    }
+
+    /// The roots, in the order given.
+    pub fn roots(&self) -> Vec<&Path> {
+        self.roots.iter().map(|r| r.root.as_path()).collect()
+    }
+
+    /// What the index has done so far.
+    pub fn stats(&self) -> &IndexStats {
+        &self.stats
+    }
+
+    /// The first root's scan: exactly what [`crate::scan`] returns now.
+    pub fn scan(&mut self) -> Result<ScanResult, Error> {
+        self.scan_detailed().map(RootScan::into_result)
+    }
+
+    /// The root's scan, with candidates and per-candidate facts.
+    pub fn scan_detailed(&mut self) -> Result<RootScan, Error> {
+        self.take_events();
+        let scanner = match &self.source {
+            Source::Fixed(scanner) => Arc::clone(scanner),
+            Source::Planned(_) => unreachable!("a batch's index is a BatchIndex"),
+        };
+        self.scan_root(0, scanner)
+    }
+
+    /// Every root's scan, in the order given; a root whose configuration is
+    /// broken gets its error (as `Batch::scan` gives it).
+    fn scan_all(&mut self) -> Vec<Result<RootScan, RootError>> {
+        self.take_events();
+        (0..self.roots.len())
+            .map(|i| {
+                let (scanner, source, notes) = match &self.source {
+                    Source::Fixed(scanner) => (
+                        Arc::clone(scanner),
+                        ConfigSource::Default,
+                        Default::default(),
+                    ),
+                    Source::Planned(batch) => {
+                        let planned = batch.plan_root(&self.roots[i].root);
+                        match planned.shared_scanner() {
+                            Ok(s) => (s, planned.source, planned.notes),
+                            Err(e) => return Err(e.clone()),
+                        }
+                    }
+                };
+                self.scan_root(i, scanner)
+                    .map_err(|e| RootError::new(&e, &source, &notes))
+            })
+            .collect()
+    }
+
+    /// Waits up to `timeout` for a change notification; whether one came
+    /// (then a scan may give another answer). Without notifications it
+    /// sleeps and says yes.
+    pub fn wait(&self, timeout: Duration) -> std::io::Result<bool> {
+        match &self.watcher {
+            Some(watcher) => watcher.wait(timeout),
+            None => {
+                std::thread::sleep(timeout);
+                Ok(true)
+            }
+        }
+    }
+
+    /// Takes every queued notification and forgets what it touches.
+    fn take_events(&mut self) {
+        if std::process::id() != self.pid {
+            // The queue is the parent's too: start over with our own.
+            self.pid = std::process::id();
+            self.watcher = Watcher::open().ok();
+            self.watches.clear();
+            self.mounts = Mounts::open();
+            self.stats.fallbacks.forked += 1;
+            self.roots.iter_mut().for_each(LiveRoot::forget);
+        }
+        if self.mounts.changed() && self.stats.scans > 0 {
+            self.stats.fallbacks.mounts += 1;
+            self.roots.iter_mut().for_each(LiveRoot::forget);
+        }
+        let Some(watcher) = self.watcher.as_mut() else {
+            return;
+        };
+        let mut events: Vec<(i32, u32, Option<Vec<u8>>)> = Vec::new();
+        let drained = watcher.drain(|e| events.push((e.wd, e.mask, e.name.map(<[u8]>::to_vec))));
+        self.stats.events += events.len() as u64;
+        let overflow = drained.is_err()
+            || events
+                .iter()
+                .any(|(_, m, _)| m & (mask::Q_OVERFLOW | mask::UNMOUNT) != 0);
+        if overflow {
+            self.stats.fallbacks.overflow += 1;
+            self.roots.iter_mut().for_each(LiveRoot::forget);
+            return;
+        }
+        for (wd, bits, name) in events {
+            let Some(paths) = self.watches.get(&wd) else {
+                continue;
+            };
+            for (root, dir) in paths.clone() {
+                let live = &mut self.roots[root];
+                match &name {
+                    Some(name) => {
+                        let path = join(&dir, name);
+                        if bits & mask::ENTRY != 0 {
+                            live.dir_changed(&dir);
+                            live.subtree_changed(&path);
+                        }
+                        if bits & mask::CONTENT != 0 {
+                            live.file_changed(&path);
+                            if bits & libc::IN_ISDIR != 0 {
+                                live.subtree_changed(&path);
+                            }
+                        }
+                    }
+                    // The directory itself: its mode, or it is gone.
+                    None => live.subtree_changed(&dir),
+                }
+            }
+            if bits & mask::IGNORED != 0 {
+                self.watches.remove(&wd);
+            }
+        }
+    }
+
+    /// One root's scan with `scanner`, from memory where it can be.
+    fn scan_root(&mut self, i: usize, scanner: Arc<Scanner>) -> Result<RootScan, Error> {
+        self.stats.scans += 1;
+        self.stats.last_dirs_listed = 0;
+        self.stats.last_files_read = 0;
+        let abs = scanner.abs_root(&self.roots[i].root);
+        let identity = abs.as_deref().and_then(dir_identity);
+        let live = &mut self.roots[i];
+        let same_config = live
+            .scanner
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, &scanner) || s.config() == scanner.config());
+        if live.scanner.is_some() && !same_config {
+            self.stats.fallbacks.config_changed += 1;
+            live.forget();
+        }
+        if live.scanner.is_some() && live.identity != identity {
+            self.stats.fallbacks.root_changed += 1;
+            live.forget();
+        }
+        live.scanner = Some(Arc::clone(&scanner));
+        live.identity = identity;
+        if self.watcher.is_none() {
+            self.stats.fallbacks.unsupported += 1;
+            live.forget();
+        }
+        if live.deep {
+            self.stats.fallbacks.deep_tree += 1;
+            live.forget();
+        }
+        let unchanged = !live.walk_needed
+            && live.volatile_dirs == 0
+            && !live.reads_needed
+            && live.volatile_reads == 0;
+        if let (true, Some(last)) = (unchanged, &live.last) {
+            self.stats.unchanged += 1;
+            return Ok(last.clone());
+        }
+        let (Some(abs), Some(_)) = (abs, identity) else {
+            // Not a directory (or no current directory): an empty result.
+            live.forget();
+            live.walk_needed = false;
+            live.reads_needed = false;
+            let scan = scanner.scan_discovered(&live.root, None, |_| ReadOutcome::Blank)?;
+            live.last = Some(scan.clone());
+            return Ok(scan);
+        };
+        if live.walk_needed || live.volatile_dirs > 0 || live.candidates.is_none() {
+            self.walk(i, &scanner, abs.as_os_str().as_bytes());
+        }
+        self.allocate(i, &scanner)
+    }
+
+    /// Walks root `i` with what is kept, keeping what it lists.
+    fn walk(&mut self, i: usize, scanner: &Scanner, abs: &[u8]) {
+        self.generation += 1;
+        let live = &mut self.roots[i];
+        let memo = WalkMemo {
+            root: i,
+            root_path: abs,
+            watcher: self.watcher.as_ref(),
+            watches: Mutex::new(&mut self.watches),
+            kept: Mutex::new(&mut live.kept),
+            generation: self.generation,
+            max_watches: self.options.max_watches,
+            visited: Mutex::new(HashSet::new()),
+            listed: AtomicU64::new(0),
+            unwatched: AtomicBool::new(false),
+            remote: AtomicBool::new(false),
+            linked: AtomicBool::new(false),
+        };
+        let found = discover_with_memo(abs, scanner.matchers(), &memo);
+        let WalkMemo {
+            visited,
+            listed,
+            unwatched,
+            remote,
+            linked,
+            ..
+        } = memo;
+        let visited = visited.into_inner().unwrap_or_else(|e| e.into_inner());
+        let listed = listed.into_inner();
+        self.stats.dirs_listed += listed;
+        self.stats.last_dirs_listed += listed;
+        let fallbacks = &mut self.stats.fallbacks;
+        fallbacks.watch_limit += u64::from(unwatched.into_inner());
+        fallbacks.remote_fs += u64::from(remote.into_inner());
+        fallbacks.links += u64::from(linked.into_inner());
+        let candidates = match found {
+            Some(found) => found,
+            None => {
+                live.deep = true;
+                self.stats.fallbacks.deep_tree += 1;
+                live.kept.clear();
+                discover(abs, scanner.matchers())
+            }
+        };
+        let generation = self.generation;
+        live.kept.retain(|_, kept| kept.generation == generation);
+        live.volatile_dirs = visited
+            .iter()
+            .filter(|dir| !live.kept.contains_key(*dir))
+            .count() as u64;
+        live.visited = visited;
+        if live.candidates.as_ref() != Some(&candidates) {
+            live.reads_needed = true;
+        }
+        live.candidates = Some(candidates);
+        live.walk_needed = false;
+        self.stats.kept_dirs = self.roots.iter().map(|r| r.kept.len()).sum();
+    }
+
+    /// Stops watching what root `i` no longer reaches: directories its last
+    /// walk did not list, files whose reads are not kept.
+    fn prune_watches(&mut self, i: usize) {
+        let live = &self.roots[i];
+        let watcher = self.watcher.as_ref();
+        self.watches.retain(|&wd, paths| {
+            paths.retain(|(root, path)| {
+                *root != i
+                    || live.kept.contains_key(path)
+                    || live.visited.contains(path)
+                    || live.reads.contains_key(path)
+            });
+            if paths.is_empty() {
+                if let Some(watcher) = watcher {
+                    watcher.remove(wd);
+                }
+            }
+            !paths.is_empty()
+        });
+        self.stats.watches = self.watches.len();
+    }
+
+    /// The budget pass over root `i`'s candidates, reading what is not kept.
+    fn allocate(&mut self, i: usize, scanner: &Scanner) -> Result<RootScan, Error> {
+        let live = &mut self.roots[i];
+        let candidates = live.candidates.take().unwrap_or_default();
+        let keep_reads = !live.deep && !scanner.reads_depend_on_git();
+        let guard = scanner.guard(&live.root);
+        let mut pass = Pass {
+            root: i,
+            watcher: self.watcher.as_ref(),
+            watches: &mut self.watches,
+            max_watches: self.options.max_watches,
+            reads: &mut live.reads,
+            kept_dirs: &live.kept,
+            counted: &mut self.counted,
+            keep_reads,
+            volatile: 0,
+            read: 0,
+            texts_counted: 0,
+        };
+        let reads = std::cell::RefCell::new(&mut pass);
+        let result = {
+            let mut counts = Counts(&reads);
+            allocate_with(
+                live.root.to_string_lossy().into_owned(),
+                &candidates,
+                scanner.config(),
+                |candidate| reads.borrow_mut().read(candidate, &guard),
+                &mut counts,
+            )
+        };
+        let Pass {
+            volatile,
+            read,
+            texts_counted,
+            ..
+        } = pass;
+        self.stats.files_read += read;
+        self.stats.last_files_read += read;
+        self.stats.texts_counted += texts_counted;
+        live.volatile_reads = volatile;
+        live.reads_needed = false;
+        // Forget reads of files that are no longer candidates.
+        if live.reads.len() > candidates.len() {
+            let names: HashSet<&[u8]> = candidates.iter().map(Candidate::as_bytes).collect();
+            live.reads.retain(|path, _| names.contains(path.as_slice()));
+        }
+        if self.counted.len() > 2 * live.reads.len().max(1024) {
+            self.counted.clear();
+        }
+        self.prune_watches(i);
+        let live = &mut self.roots[i];
+        let allocation = match result {
+            Ok(allocation) => allocation,
+            Err(raised) => {
+                live.candidates = Some(candidates);
+                live.last = None;
+                return Err(raised.into());
+            }
+        };
+        let scan = RootScan {
+            abs_root: scanner
+                .abs_root(&live.root)
+                .unwrap_or_else(|| live.root.clone()),
+            is_dir: true,
+            candidates: candidates.clone(),
+            allocation,
+        };
+        live.candidates = Some(candidates);
+        live.last = Some(scan.clone());
+        Ok(scan)
+    }
+}
+
+/// A live index of every root of a [`Batch`], each with the configuration
+/// the host would give it, decided again on every scan (a project file
+/// created, changed or removed is seen at once).
+pub struct BatchIndex(Index);
+
+impl BatchIndex {
+    /// Indexes `batch`'s roots (nothing is walked before the first scan).
+    pub fn new(batch: Arc<Batch>, options: IndexOptions) -> BatchIndex {
+        let roots = batch.roots().to_vec();
+        BatchIndex(Index::new(Source::Planned(batch), roots, options))
+    }
+
+    /// Every root's scan, in the batch's order; a root whose configuration
+    /// is broken gets its error, as [`Batch::scan`] gives it.
+    pub fn scan(&mut self) -> Vec<Result<RootScan, RootError>> {
+        self.0.scan_all()
+    }
+
+    /// See [`Index::wait`].
+    pub fn wait(&self, timeout: Duration) -> std::io::Result<bool> {
+        self.0.wait(timeout)
+    }
+
+    /// See [`Index::stats`].
+    pub fn stats(&self) -> &IndexStats {
+        &self.0.stats
+    }
+}
+
+/// One budget pass's reading: kept reads first, the file system for the rest.
+struct Pass<'a> {
+    root: usize,
+    watcher: Option<&'a Watcher>,
+    watches: &'a mut Watches,
+    max_watches: Option<usize>,
+    reads: &'a mut BTreeMap<Vec<u8>, KeptRead>,
+    kept_dirs: &'a BTreeMap<Vec<u8>, KeptDir>,
+    counted: &'a mut HashMap<Arc<str>, usize>,
+    keep_reads: bool,
+    volatile: u64,
+    read: u64,
+    texts_counted: u64,
+}
+
+impl Pass<'_> {
+    fn read(&mut self, candidate: &Candidate, guard: &crate::trust::Guard) -> ReadOutcome {
+        let path = candidate.as_bytes();
+        if let Some(kept) = self.reads.get(path) {
+            return kept.outcome.clone();
+        }
+        self.read += 1;
+        let outcome = guard.read(candidate);
+        if self.keep_reads && self.may_keep(path) {
+            self.reads.insert(
+                path.to_vec(),
+                KeptRead {
+                    outcome: outcome.clone(),
+                    tokens: None,
+                },
+            );
+        } else {
+            self.volatile += 1;
+        }
+        outcome
+    }
+
+    /// Whether a read of `path` can be kept: its directory's listing is
+    /// kept (watched, local, no links), and the file itself is watched
+    /// (before it is read), so that a write through another hard link,
+    /// which its directory's watch does not see, is seen.
+    fn may_keep(&mut self, path: &[u8]) -> bool {
+        let dir = match path.iter().rposition(|&b| b == b'/') {
+            Some(0) => &path[..1],
+            Some(i) => &path[..i],
+            None => return false,
+        };
+        if !self.kept_dirs.contains_key(dir) {
+            return false;
+        }
+        let Some(watcher) = self.watcher else {
+            return false;
+        };
+        if self
+            .max_watches
+            .is_some_and(|max| self.watches.len() >= max)
+        {
+            return false;
+        }
+        match watcher.add_file(path) {
+            Ok(wd) => {
+                let paths = self.watches.entry(wd).or_default();
+                if !paths.iter().any(|(r, p)| *r == self.root && p == path) {
+                    paths.push((self.root, path.to_vec()));
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn count(&mut self, candidate: &Candidate, text: &str) -> usize {
+        let path = candidate.as_bytes();
+        if let Some(tokens) = self.reads.get(path).and_then(|k| k.tokens) {
+            return tokens;
+        }
+        let tokens = match self.counted.get(text) {
+            Some(&tokens) => tokens,
+            None => {
+                self.texts_counted += 1;
+                let tokens = tokenize::count(text);
+                self.counted.insert(Arc::from(text), tokens);
+                tokens
+            }
+        };
+        if let Some(kept) = self.reads.get_mut(path) {
+            kept.tokens = Some(tokens);
+        }
+        tokens
+    }
+}
+
+/// The budget pass's token counts, from the pass's memory.
+struct Counts<'p, 'a>(&'p std::cell::RefCell<&'p mut Pass<'a>>);
+
+impl TokenCounts for Counts<'_, '_> {
+    fn text(&mut self, candidate: &Candidate, text: &str) -> usize {
+        self.0.borrow_mut().count(candidate, text)
+    }
+    fn path(&mut self, candidate: &Candidate) -> i64 {
+        path_cost(candidate)
+    }
+}
+
+/// What one walk of one root tells the index and asks of it.
+struct WalkMemo<'a> {
+    root: usize,
+    root_path: &'a [u8],
+    watcher: Option<&'a Watcher>,
+    watches: Mutex<&'a mut Watches>,
+    kept: Mutex<&'a mut BTreeMap<Vec<u8>, KeptDir>>,
+    generation: u64,
+    max_watches: Option<usize>,
+    /// Directories listed by this walk.
+    visited: Mutex<HashSet<Vec<u8>>>,
+    listed: AtomicU64,
+    unwatched: AtomicBool,
+    remote: AtomicBool,
+    linked: AtomicBool,
+}
+
+impl DirMemo for WalkMemo<'_> {
+    fn recall(&self, full: &[u8]) -> Option<KeptListing> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = kept.get_mut(full)?;
+        dir.generation = self.generation;
+        Some(dir.listing.clone())
+    }
+
+    fn before_listing(&self, full: &[u8]) -> bool {
+        self.listed.fetch_add(1, Ordering::Relaxed);
+        self.visited
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(full.to_vec());
+        let Some(watcher) = self.watcher else {
+            return false;
+        };
+        let mut watches = self.watches.lock().unwrap_or_else(|e| e.into_inner());
+        if self.max_watches.is_some_and(|max| watches.len() >= max) {
+            self.unwatched.store(true, Ordering::Relaxed);
+            return false;
+        }
+        match watcher.add(full, full == self.root_path) {
+            Ok(wd) => {
+                let paths = watches.entry(wd).or_default();
+                if !paths.iter().any(|(r, p)| *r == self.root && p == full) {
+                    paths.push((self.root, full.to_vec()));
+                }
+                true
+            }
+            Err(_) => {
+                self.unwatched.store(true, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, saw_link: bool) {
+        if saw_link {
+            self.linked.store(true, Ordering::Relaxed);
+            return;
+        }
+        if watch::is_remote(fd) {
+            self.remote.store(true, Ordering::Relaxed);
+            return;
+        }
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).insert(
+            full.to_vec(),
+            KeptDir {
+                listing,
+                generation: self.generation,
+            },
+        );
+    }
+}
+
+/// `dir/name`.
+fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut path = dir.to_vec();
+    if !path.ends_with(b"/") {
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+    path
+}
+
+/// `(st_dev, st_ino)` of the directory at `path` (links followed), or
+/// `None` when it is not one.
+fn dir_identity(path: &Path) -> Option<(u64, u64)> {
+    let st = rustix::fs::stat(path).ok()?;
+    (rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory)
+        .then_some((st.st_dev as u64, st.st_ino as u64))
+}
