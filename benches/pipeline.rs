@@ -244,9 +244,40 @@ fn agents_audit(c: &mut Criterion) {
     group.finish();
 }
 
+/// The live index (issue #26) against a fresh scan of the same 2k-file
+/// repository: unchanged (target ≥100×) and after one rule file changed
+/// (≥50×). The 200-root comparison is `scripts/bench-vs-reference --only
+/// live` (examples/live_index.rs).
+fn live_index(c: &mut Criterion) {
+    use promptinclude::index::Index;
+    let dir = tempfile::tempdir().unwrap();
+    workload::w2(dir.path(), 1);
+    let root = dir.path().join("repo000");
+    let config = Config::default();
+    let scanner = Scanner::new(config.clone()).unwrap();
+    let mut index = Index::open(&root, config).unwrap();
+    let first = index.scan().unwrap();
+    let rule = first.files[0].path.clone();
+    let mut group = c.benchmark_group("index/repo-2k-files");
+    group.bench_function("fresh-scan", |b| b.iter(|| scanner.scan(black_box(&root))));
+    group.bench_function("unchanged", |b| b.iter(|| black_box(index.scan().unwrap())));
+    let mut n = 0u64;
+    group.bench_function("one-rule-file-changed", |b| {
+        b.iter_batched(
+            || {
+                n += 1;
+                std::fs::write(&rule, format!("Rule revision {n}.\n")).unwrap();
+            },
+            |()| black_box(index.scan().unwrap()),
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = walk, patterns, decode_bench, budget_and_render, whole_scan, git_revisions, agents_audit
+    targets = walk, patterns, decode_bench, budget_and_render, whole_scan, git_revisions, agents_audit, live_index
 }
 criterion_main!(benches);

@@ -48,6 +48,14 @@ fn main() {
             root_and_project_file();
             Ok(())
         }),
+        Trial::ignorable_test("a_mount_inside_the_tree_is_seen", mount_inside),
+        Trial::test(
+            "a_tree_where_the_reference_raises_is_scanned_in_full",
+            || {
+                deep_tree();
+                Ok(())
+            },
+        ),
     ]);
 }
 
@@ -505,4 +513,73 @@ fn root_and_project_file() {
     assert_eq!(broken, fresh(&batch));
     fs::remove_file(&file).unwrap();
     assert_eq!(live(&mut index), fresh(&batch));
+}
+
+/// A file system mounted over a directory of the tree changes what its
+/// path shows with no inotify event: the mount table's signal must catch
+/// it. Needs root (CI runs as root); elsewhere reported as ignored.
+fn mount_inside() -> Result<Completion, Failed> {
+    let dir = tree(2);
+    let mount_point = dir.path().join("d0/e");
+    let mut index = Index::open(dir.path(), Config::default()).unwrap();
+    index.scan().unwrap();
+    let status = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "promptinclude-test"])
+        .arg(&mount_point)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        let reason = "cannot mount a tmpfs here (needs root)";
+        if std::env::var("PROMPTINCLUDE_REQUIRE_ORACLE").as_deref() == Ok("1") {
+            return Err(
+                format!("{reason}, and CI (PROMPTINCLUDE_REQUIRE_ORACLE=1) runs as root").into(),
+            );
+        }
+        return Ok(Completion::ignored_with(reason));
+    }
+    let unmount = || {
+        std::process::Command::new("umount")
+            .arg(&mount_point)
+            .status()
+            .ok()
+    };
+    let checks = (|| {
+        // Over the mount: no rule file (the tmpfs is empty), then one.
+        let after = index.scan().unwrap();
+        if after != scan(dir.path(), &Config::default()).unwrap() || after.files.len() != 1 {
+            return Err(format!("after mounting: {after:?}"));
+        }
+        fs::write(mount_point.join("m.promptinclude.md"), "on the tmpfs\n").unwrap();
+        let after = index.scan().unwrap();
+        if after != scan(dir.path(), &Config::default()).unwrap() || after.files.len() != 2 {
+            return Err(format!("a file on the mount: {after:?}"));
+        }
+        Ok(())
+    })();
+    unmount();
+    checks?;
+    let after = index.scan().unwrap();
+    assert_eq!(after, scan(dir.path(), &Config::default()).unwrap());
+    assert_eq!(after.files.len(), 2, "the tree's own files again");
+    assert!(index.stats().fallbacks.mounts >= 2, "{:?}", index.stats());
+    Ok(Completion::Completed)
+}
+
+/// A chain of directories deeper than CPython's recursion limit lets
+/// `os.walk` go: the reference raises, the walk goes on piecewise, and the
+/// index hands that tree to the full walk on every scan.
+fn deep_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut deep = dir.path().to_path_buf();
+    for _ in 0..1000 {
+        deep.push("d");
+    }
+    fs::create_dir_all(&deep).unwrap();
+    fs::write(dir.path().join("top.promptinclude.md"), "top\n").unwrap();
+    let config = config_of(&serde_json::json!({"max_depth": 5000}));
+    let mut index = Index::open(dir.path(), config.clone()).unwrap();
+    for step in 0..3 {
+        fs::write(deep.join("x.promptinclude.md"), format!("deep {step}\n")).unwrap();
+        assert_eq!(index.scan().unwrap(), scan(dir.path(), &config).unwrap());
+    }
+    assert_eq!(index.stats().fallbacks.deep_tree, 3, "{:?}", index.stats());
 }

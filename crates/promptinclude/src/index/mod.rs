@@ -28,7 +28,7 @@
 //! | a file system mounted or unmounted anywhere | a full scan |
 //! | a change of the root's configuration (a project file created, edited, removed) | [`Index::for_batch`] decides the configuration on every scan: a different one is a full scan |
 //! | the process forked (the child shares the parent's queue) | the child starts over with a queue of its own: a full scan |
-//! | a tree so deep that the reference raises | a full scan every time |
+//! | a tree so deep that the reference raises | a full scan every time, until the index is opened again |
 //! | no inotify (another system, or the instance limit reached) | a full scan every time |
 //!
 //! A directory is watched *before* it is listed, so a change made while it
@@ -112,9 +112,9 @@ pub struct IndexStats {
     pub files_read: u64,
     /// Texts whose tokens were counted (the others came from memory).
     pub texts_counted: u64,
-    /// Directories listed by the last scan.
+    /// Directories listed by the last scan (of every root).
     pub last_dirs_listed: u64,
-    /// Rule files read by the last scan.
+    /// Rule files read by the last scan (of every root).
     pub last_files_read: u64,
     /// Directories watched now.
     pub watches: usize,
@@ -389,8 +389,11 @@ impl Index {
         }
     }
 
-    /// Takes every queued notification and forgets what it touches.
+    /// Takes every queued notification and forgets what it touches (at the
+    /// start of each scan).
     fn take_events(&mut self) {
+        self.stats.last_dirs_listed = 0;
+        self.stats.last_files_read = 0;
         if std::process::id() != self.pid {
             // The queue is the parent's too: start over with our own.
             self.pid = std::process::id();
@@ -452,8 +455,6 @@ impl Index {
     /// One root's scan with `scanner`, from memory where it can be.
     fn scan_root(&mut self, i: usize, scanner: Arc<Scanner>) -> Result<RootScan, Error> {
         self.stats.scans += 1;
-        self.stats.last_dirs_listed = 0;
-        self.stats.last_files_read = 0;
         let abs = scanner.abs_root(&self.roots[i].root);
         let identity = abs.as_deref().and_then(dir_identity);
         let live = &mut self.roots[i];
@@ -477,7 +478,7 @@ impl Index {
         }
         if live.deep {
             self.stats.fallbacks.deep_tree += 1;
-            live.forget();
+            live.walk_needed = true;
         }
         let unchanged = !live.walk_needed
             && live.volatile_dirs == 0
@@ -506,6 +507,14 @@ impl Index {
     fn walk(&mut self, i: usize, scanner: &Scanner, abs: &[u8]) {
         self.generation += 1;
         let live = &mut self.roots[i];
+        if live.deep {
+            // The reference raises on this tree: walked in full each time.
+            let candidates = discover(abs, scanner.matchers());
+            live.candidates = Some(candidates);
+            live.walk_needed = false;
+            live.reads_needed = true;
+            return;
+        }
         let memo = WalkMemo {
             root: i,
             root_path: abs,
@@ -529,7 +538,7 @@ impl Index {
             linked,
             ..
         } = memo;
-        let visited = visited.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut visited = visited.into_inner().unwrap_or_else(|e| e.into_inner());
         let listed = listed.into_inner();
         self.stats.dirs_listed += listed;
         self.stats.last_dirs_listed += listed;
@@ -543,6 +552,7 @@ impl Index {
                 live.deep = true;
                 self.stats.fallbacks.deep_tree += 1;
                 live.kept.clear();
+                visited.clear();
                 discover(abs, scanner.matchers())
             }
         };
