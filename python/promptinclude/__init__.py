@@ -6,16 +6,23 @@ signature, defaults and returned value (plain dicts, lists, ``str`` and
 ``int``), for every input with which the reference returns. The scan runs in
 parallel with the GIL released.
 
-Beyond the reference: ``scan_many`` (many roots at once), ``render`` (the
-system-prompt section), ``audit`` (what happened to every rule file, and why)
-and ``check_ignore`` (which gitignore line decides a path).
+Beyond the reference: ``Index`` (a live index of one root: scans that list
+and read nothing when nothing changed, and stay exact), ``scan_many`` (many
+roots at once), ``render`` (the system-prompt section), ``audit`` (what
+happened to every rule file, and why) and ``check_ignore`` (which gitignore
+line decides a path). ``scan_promptinclude_files_indexed`` is the drop-in
+with one ``Index`` per root and configuration kept between calls (what the
+Agent Zero shim imports).
 """
 
 from __future__ import annotations
 
+import collections
 import math
 import numbers
 import os
+import struct
+import threading
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 try:
@@ -27,6 +34,8 @@ from . import _native
 
 __all__ = [
     "scan_promptinclude_files",
+    "scan_promptinclude_files_indexed",
+    "Index",
     "scan_many",
     "render",
     "audit",
@@ -258,6 +267,200 @@ def _budget(matched, max_file_tokens, max_file_count, max_total_tokens):
     if unprocessed > 0:
         skipped += unprocessed
     return {"files": files, "skipped_count": skipped}
+
+
+class Index:
+    """A live index of one root: :meth:`scan` returns exactly what
+    :func:`scan_promptinclude_files` returns for the same root and
+    configuration at that moment, but lists no directory and reads no file
+    that has not changed since the last scan (inotify; where notifications
+    cannot vouch for something it is looked at again: see ``stats()``'s
+    ``fallbacks`` and the repository's docs/live-index.md).
+
+    ``Index(root, **config)`` takes :func:`scan_promptinclude_files`'s
+    keyword arguments, with its defaults, and checks them as it does (the
+    same exceptions, raised here). A relative ``root`` is taken against the
+    current directory at construction. Nothing is walked until the first
+    :meth:`scan`.
+
+    Threads: any number of threads may share an index; scans take turns
+    (one lock, taken with the GIL released) and each gets an exact answer.
+    Fork: after ``os.fork()`` the child's index notices the new process on
+    its next scan and starts over with its own notification queue (a full
+    scan, counted in ``stats()["fallbacks"]["forked"]``); if another thread
+    of the parent was mid-scan at the fork, the child starts a new index
+    (stats from zero) instead of waiting for a thread it does not have.
+    The parent's index is not disturbed.
+
+    Numbers other than ``int``, ``float`` and ``bool`` (``Decimal``,
+    ``Fraction``): accepted as by :func:`scan_promptinclude_files`, but every
+    scan is then a fresh scan (counted in ``stats()["scans"]`` and
+    ``stats()["fallbacks"]["unsupported"]``).
+    """
+
+    __slots__ = ("_native", "_root", "_fresh", "_fresh_scans", "__weakref__")
+
+    def __init__(
+        self,
+        root: StrPath,
+        *,
+        name_pattern: str = "*.promptinclude.md",
+        max_depth: int = 10,
+        max_file_tokens: int = 2000,
+        max_file_count: int = 50,
+        max_total_tokens: int = 8000,
+        gitignore: str = "",
+    ) -> None:
+        limits = (max_depth, max_file_tokens, max_file_count, max_total_tokens)
+        self._root = root
+        self._fresh = None
+        self._fresh_scans = 0
+        if any(map(_other_number, limits)):
+            # Checked as scan_promptinclude_files checks them (0 standing in).
+            _native.check(
+                root, name_pattern, *[0 if _other_number(v) else v for v in limits], gitignore
+            )
+            self._native = None
+            self._fresh = dict(
+                name_pattern=name_pattern, max_depth=max_depth,
+                max_file_tokens=max_file_tokens, max_file_count=max_file_count,
+                max_total_tokens=max_total_tokens, gitignore=gitignore,
+            )
+            if not os.path.isabs(os.fspath(root)):
+                self._root = os.path.abspath(root)
+            return
+        self._native = _native.Index(root, name_pattern, *limits, gitignore)
+
+    def scan(self) -> ScanResult:
+        """The root's scan now (the GIL is released while it runs)."""
+        if self._native is not None:
+            return self._native.scan()
+        self._fresh_scans += 1
+        return scan_promptinclude_files(self._root, **self._fresh)
+
+    def stats(self) -> Dict[str, Any]:
+        """What the index has done so far: ``scans``, ``unchanged`` (answered
+        with no listing and no read), ``dirs_listed``, ``files_read``,
+        ``texts_counted``, ``last_dirs_listed``, ``last_files_read`` (by the
+        last scan), ``watches``, ``kept_dirs``, ``events`` and
+        ``fallbacks`` (a dict: ``overflow``, ``watch_limit``, ``remote_fs``,
+        ``links``, ``root_changed``, ``mounts``, ``config_changed``,
+        ``forked``, ``deep_tree``, ``unsupported``: scans that looked again
+        at what they could have remembered, and why)."""
+        if self._native is not None:
+            return self._native.stats()
+        # An index of a root no file name can have opens nothing: all zeros.
+        stats = _native.Index("\ud800", "*", 0, 0, 0, 0, "").stats()
+        stats["scans"] = self._fresh_scans
+        stats["fallbacks"]["unsupported"] = self._fresh_scans
+        return stats
+
+    def __repr__(self) -> str:
+        return f"promptinclude.Index({os.fspath(self._root)!r})"
+
+
+# scan_promptinclude_files_indexed's indexes: (key -> Index), least recently
+# used first. The lock is made again in a forked child (os.register_at_fork):
+# a thread of the parent may have held it at the fork.
+_INDEXES: "collections.OrderedDict[Any, Index]" = collections.OrderedDict()
+_INDEXES_LOCK = threading.Lock()
+#: At most this many indexes are kept (each holds an inotify instance and
+#: one watch per directory of its tree); the least recently used goes first.
+INDEXES_MAX = 32
+
+
+def _reset_indexes_lock_in_child() -> None:
+    global _INDEXES_LOCK
+    _INDEXES_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_indexes_lock_in_child)
+
+
+def _index_key(root: Any, values: tuple) -> Optional[tuple]:
+    """The key of an index for these values, or ``None`` where the values are
+    left to the fresh scan (any type but exact ``str`` text and ``int``,
+    ``float``, ``bool`` numbers: it raises, or runs Python's arithmetic).
+
+    The root is keyed as the reference uses it, ``os.path.abspath(root)``;
+    numbers by type and exact value (``1``, ``1.0`` and ``True`` are three
+    keys, and so are ``0.0`` and ``-0.0``; a NaN by its bits)."""
+    path = os.fspath(root)
+    if type(path) is not str:
+        return None
+    name_pattern, gitignore, limits = values[0], values[-1], values[1:-1]
+    if type(name_pattern) is not str or type(gitignore) is not str:
+        return None
+    key = [os.path.abspath(path), name_pattern, gitignore]
+    for value in limits:
+        kind = type(value)
+        if kind is float:
+            key.append((kind, struct.pack("<d", value)))
+        elif kind is int or kind is bool:
+            key.append((kind, value))
+        else:
+            return None
+    return tuple(key)
+
+
+def scan_promptinclude_files_indexed(
+    root: StrPath,
+    *,
+    name_pattern: str = "*.promptinclude.md",
+    max_depth: int = 10,
+    max_file_tokens: int = 2000,
+    max_file_count: int = 50,
+    max_total_tokens: int = 8000,
+    gitignore: str = "",
+) -> ScanResult:
+    """:func:`scan_promptinclude_files`, answered by a live :class:`Index`.
+
+    Same signature, result and exceptions. The first call for a root
+    (``os.path.abspath(root)``) and configuration makes an :class:`Index`;
+    later calls with the same values scan it (nothing listed or read when
+    nothing changed). At most :data:`INDEXES_MAX` indexes are kept, in this
+    module, the least recently used dropped first (closing its inotify
+    instance); they live as long as the process. Values that are not exact
+    ``str`` text and ``int``/``float``/``bool`` numbers (a wrong type, a
+    ``Decimal``) go to :func:`scan_promptinclude_files` itself every time.
+
+    Thread-safe (the table has a lock, each index its own); fork-safe (a
+    forked child makes its table lock again, and each index starts over with
+    a notification queue of its own on its first scan there).
+    """
+    values = (name_pattern, max_depth, max_file_tokens, max_file_count, max_total_tokens,
+              gitignore)
+    try:
+        key = _index_key(root, values)
+    except Exception:  # noqa: BLE001 (e.g. no current directory): the fresh scan says
+        key = None
+    if key is None:
+        return scan_promptinclude_files(
+            root, name_pattern=name_pattern, max_depth=max_depth,
+            max_file_tokens=max_file_tokens, max_file_count=max_file_count,
+            max_total_tokens=max_total_tokens, gitignore=gitignore,
+        )
+    with _INDEXES_LOCK:
+        index = _INDEXES.get(key)
+        if index is not None:
+            _INDEXES.move_to_end(key)
+    if index is None:
+        # Made outside the lock (compiling the patterns takes a while); raises
+        # what scan_promptinclude_files raises for these values.
+        made = Index(
+            key[0], name_pattern=name_pattern, max_depth=max_depth,
+            max_file_tokens=max_file_tokens, max_file_count=max_file_count,
+            max_total_tokens=max_total_tokens, gitignore=gitignore,
+        )
+        dropped = []
+        with _INDEXES_LOCK:
+            index = _INDEXES.setdefault(key, made)
+            _INDEXES.move_to_end(key)
+            while len(_INDEXES) > INDEXES_MAX:
+                dropped.append(_INDEXES.popitem(last=False)[1])
+        del dropped  # closed here, outside the lock
+    return index.scan()
 
 
 def scan_many(

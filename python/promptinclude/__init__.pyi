@@ -33,6 +33,59 @@ def scan_promptinclude_files(
     max_total_tokens: int = 8000,
     gitignore: str = "",
 ) -> ScanResult: ...
+def scan_promptinclude_files_indexed(
+    root: StrPath,
+    *,
+    name_pattern: str = "*.promptinclude.md",
+    max_depth: int = 10,
+    max_file_tokens: int = 2000,
+    max_file_count: int = 50,
+    max_total_tokens: int = 8000,
+    gitignore: str = "",
+) -> ScanResult: ...
+
+INDEXES_MAX: int
+
+class IndexFallbacks(TypedDict):
+    overflow: int
+    watch_limit: int
+    remote_fs: int
+    links: int
+    root_changed: int
+    mounts: int
+    config_changed: int
+    forked: int
+    deep_tree: int
+    unsupported: int
+
+class IndexStats(TypedDict):
+    scans: int
+    unchanged: int
+    dirs_listed: int
+    files_read: int
+    texts_counted: int
+    last_dirs_listed: int
+    last_files_read: int
+    watches: int
+    kept_dirs: int
+    events: int
+    fallbacks: IndexFallbacks
+
+class Index:
+    def __init__(
+        self,
+        root: StrPath,
+        *,
+        name_pattern: str = "*.promptinclude.md",
+        max_depth: int = 10,
+        max_file_tokens: int = 2000,
+        max_file_count: int = 50,
+        max_total_tokens: int = 8000,
+        gitignore: str = "",
+    ) -> None: ...
+    def scan(self) -> ScanResult: ...
+    def stats(self) -> IndexStats: ...
+
 def scan_many(
     roots: Iterable[StrPath],
     config: Optional[Dict[str, Any]] = None,

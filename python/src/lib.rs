@@ -9,13 +9,14 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, TryLockError};
 
 use promptinclude::audit::audit_root;
 use promptinclude::budget::path_cost;
 use promptinclude::config::number::ArithmeticError as ArithmeticErrorKind;
 use promptinclude::config::{Config, Key, KeyKind, LoadNotes, Setting, Value};
 use promptinclude::discover::gitwildmatch::{IgnoreSpec, PatternError, PatternErrorKind};
+use promptinclude::index::Index;
 use promptinclude::model::{Disposition, FileEntry, ScanResult, Status};
 use promptinclude::project::ConfigSource;
 use promptinclude::pystr::STAND_IN_BASE;
@@ -269,22 +270,55 @@ fn cached_scanner_has_gitignore(text: &str) -> bool {
     cache.as_ref().is_some_and(|(c, _, _)| c.gitignore == text)
 }
 
-/// A compiled scanner for `config` (the cached one when the configuration and the
-/// current directory are the same).
-fn scanner_for(config: Config) -> Result<Arc<Scanner>, Error> {
-    let cwd = std::env::current_dir().ok();
-    {
+/// A compiled scanner for `config`: the cached one when the configuration and the
+/// current directory are the same, else one compiled (with the GIL released) and
+/// cached afterwards.
+///
+/// `LAST_SCANNER` is locked only with the GIL held ([`ScannerFor::new`],
+/// [`ScannerFor::remember`], `cached_scanner_has_gitignore`) and never across a
+/// Python call, so no thread holds it when `os.fork()` (which runs with the GIL
+/// held) forks: a forked child can always scan.
+struct ScannerFor {
+    config: Config,
+    cwd: Option<PathBuf>,
+    cached: Option<Arc<Scanner>>,
+    made: OnceLock<Arc<Scanner>>,
+}
+
+impl ScannerFor {
+    /// Looks up the cache. Call with the GIL held.
+    fn new(config: Config) -> ScannerFor {
+        let cwd = std::env::current_dir().ok();
         let cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((c, d, scanner)) = cache.as_ref() {
-            if *c == config && *d == cwd {
-                return Ok(Arc::clone(scanner));
-            }
+        let cached = cache
+            .as_ref()
+            .filter(|(c, d, _)| *c == config && *d == cwd)
+            .map(|(_, _, scanner)| Arc::clone(scanner));
+        drop(cache);
+        ScannerFor {
+            config,
+            cwd,
+            cached,
+            made: OnceLock::new(),
         }
     }
-    let scanner = Arc::new(Scanner::new(config.clone())?);
-    let mut cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
-    *cache = Some((config, cwd, Arc::clone(&scanner)));
-    Ok(scanner)
+
+    /// The scanner (compiled on first use when the cache had none).
+    fn get(&self) -> Result<Arc<Scanner>, Error> {
+        if let Some(scanner) = self.cached.as_ref().or(self.made.get()) {
+            return Ok(Arc::clone(scanner));
+        }
+        let scanner = Arc::new(Scanner::new(self.config.clone())?);
+        Ok(Arc::clone(self.made.get_or_init(|| scanner)))
+    }
+
+    /// Caches a scanner compiled by [`ScannerFor::get`]. Call with the GIL held.
+    fn remember(self) {
+        if let Some(scanner) = self.made.into_inner() {
+            let mut cache = LAST_SCANNER.lock().unwrap_or_else(|e| e.into_inner());
+            *cache = Some((self.config, self.cwd, scanner));
+        }
+    }
 }
 
 /// A `Config` from an optional dict holding any of the six keys.
@@ -457,7 +491,10 @@ fn scan<'py>(
     let Some(root) = root_path(root)? else {
         return empty_result(py);
     };
-    let outcome = py.detach(|| scanner_for(config).and_then(|s| s.scan_detailed(&root)));
+    let scanners = ScannerFor::new(config);
+    let pool = process_pool()?;
+    let outcome = py.detach(|| in_pool(pool, || scanners.get()?.scan_detailed(&root)));
+    scanners.remember();
     match outcome {
         Ok(scan) => result_to_py(py, &scan),
         Err(e) => Err(to_py_err(py, e)),
@@ -510,9 +547,11 @@ fn find<'py>(
     let Some(root) = root_path(root)? else {
         return Ok(out);
     };
-    let scan = py
-        .detach(|| scanner_for(config).and_then(|s| s.scan_detailed(&root)))
-        .map_err(|e| to_py_err(py, e))?;
+    let scanners = ScannerFor::new(config);
+    let pool = process_pool()?;
+    let scan = py.detach(|| in_pool(pool, || scanners.get()?.scan_detailed(&root)));
+    scanners.remember();
+    let scan = scan.map_err(|e| to_py_err(py, e))?;
     let costs: Vec<i64> = py.detach(|| scan.candidates.iter().map(path_cost).collect());
     for (candidate, cost) in scan.candidates.iter().zip(costs) {
         out.append((py_path(py, candidate.as_bytes())?, cost))?;
@@ -525,13 +564,68 @@ fn find<'py>(
 #[pyfunction]
 fn count_tokens(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<usize> {
     let text = rust_text(text)?;
-    Ok(py.detach(|| promptinclude::tokenize::count(&text)))
+    let pool = process_pool()?;
+    Ok(py.detach(|| in_pool(pool, || promptinclude::tokenize::count(&text))))
+}
+
+// ------------------------------------------------------------------
+// Scans in a forked child
+// ------------------------------------------------------------------
+
+/// The process that loaded the module (and may have started rayon's global pool).
+static MODULE_PID: OnceLock<u32> = OnceLock::new();
+
+/// This process's own pool when it is not the one that loaded the module.
+static CHILD_POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+
+/// The pool this process's scans run on: `None`, rayon's global pool, in the
+/// process that loaded the module; in a process forked from it, a pool made
+/// there. The global pool's threads are the parent's: a forked child has
+/// none of them, and a scan on it would wait for them for ever.
+///
+/// Call with the GIL held: `CHILD_POOL` is locked only then, and never
+/// across a Python call, so no thread holds it when `os.fork()` (which runs
+/// with the GIL held) forks.
+fn process_pool() -> PyResult<Option<Arc<rayon::ThreadPool>>> {
+    let pid = std::process::id();
+    if MODULE_PID.get().is_none_or(|p| *p == pid) {
+        return Ok(None);
+    }
+    let mut pool = CHILD_POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((p, pool)) = pool.as_ref() {
+        if *p == pid {
+            return Ok(Some(Arc::clone(pool)));
+        }
+    }
+    let made = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .build()
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start scan threads: {e}")))?,
+    );
+    // A pool of an ancestor has no threads here: never dropped (dropping
+    // would signal threads that do not exist).
+    if let Some(stale) = pool.replace((pid, Arc::clone(&made))) {
+        std::mem::forget(stale);
+    }
+    Ok(Some(made))
+}
+
+/// Runs `f` on `pool` (see [`process_pool`]), or where it is called.
+fn in_pool<R: Send>(pool: Option<Arc<rayon::ThreadPool>>, f: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        None => f(),
+        Some(pool) => pool.install(f),
+    }
 }
 
 /// Runs `f` on a pool of `threads` threads, or on the global pool.
-fn on_pool<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> Result<R, String> {
+fn on_pool<R: Send>(
+    threads: Option<usize>,
+    process: Option<Arc<rayon::ThreadPool>>,
+    f: impl FnOnce() -> R + Send,
+) -> Result<R, String> {
     match threads {
-        None => Ok(f()),
+        None => Ok(in_pool(process, f)),
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
@@ -566,9 +660,11 @@ fn scan_many<'py>(
     for root in roots.try_iter()? {
         paths.push(root_path(&root?)?);
     }
+    let scanners = ScannerFor::new(config);
+    let process = process_pool()?;
     let outcome = py.detach(|| {
-        on_pool(threads, || {
-            let scanner = scanner_for(config)?;
+        on_pool(threads, process, || {
+            let scanner = scanners.get()?;
             let mut results: Vec<Result<Option<RootScan>, Error>> = Vec::with_capacity(paths.len());
             promptinclude::in_input_order(
                 &paths,
@@ -585,6 +681,7 @@ fn scan_many<'py>(
             Ok::<_, Error>(results)
         })
     });
+    scanners.remember();
     let results = outcome
         .map_err(PyRuntimeError::new_err)?
         .map_err(|e| to_py_err(py, e))?;
@@ -611,7 +708,8 @@ fn render<'py>(
     let Setting::Text(pattern) = accept(Key::NamePattern, name_pattern)? else {
         return Err(PyTypeError::new_err("name_pattern must be a str"));
     };
-    let text = py.detach(|| promptinclude::render(&result, &pattern));
+    let pool = process_pool()?;
+    let text = py.detach(|| in_pool(pool, || promptinclude::render(&result, &pattern)));
     py_text(py, &text)
 }
 
@@ -629,16 +727,21 @@ fn audit<'py>(
             "audit: root cannot be encoded as a file name (os.fsencode refuses it)",
         ));
     };
+    let scanners = ScannerFor::new(config);
+    let pool = process_pool()?;
     let outcome = py.detach(|| {
-        let scanner = scanner_for(config)?;
-        let report = audit_root(
-            &scanner,
-            &root,
-            &ConfigSource::Default,
-            &LoadNotes::default(),
-        )?;
-        Ok::<_, Error>(serde_json::to_string(&report))
+        in_pool(pool, || {
+            let scanner = scanners.get()?;
+            let report = audit_root(
+                &scanner,
+                &root,
+                &ConfigSource::Default,
+                &LoadNotes::default(),
+            )?;
+            Ok::<_, Error>(serde_json::to_string(&report))
+        })
     });
+    scanners.remember();
     match outcome {
         Ok(Ok(json)) => json_to_py(py, &json),
         Ok(Err(e)) => Err(PyRuntimeError::new_err(format!(
@@ -729,15 +832,18 @@ fn context<'py>(
             ))
         }
     };
+    let pool = process_pool()?;
     let json = py
         .detach(|| {
-            let env = |name: &str| std::env::var_os(name);
-            let start = agents::Start {
-                cwd: &cwd,
-                home: &home,
-                env: &env,
-            };
-            agents::context(agent, &start).map(|c| report::json(&c))
+            in_pool(pool, || {
+                let env = |name: &str| std::env::var_os(name);
+                let start = agents::Start {
+                    cwd: &cwd,
+                    home: &home,
+                    env: &env,
+                };
+                agents::context(agent, &start).map(|c| report::json(&c))
+            })
         })
         .map_err(|e| PyValueError::new_err(promptinclude::full_message(&e)))?;
     json_to_py(py, &json)
@@ -793,8 +899,160 @@ fn main(py: Python<'_>, argv: Vec<OsString>, program: Option<PathBuf>) -> u8 {
     })
 }
 
+// ------------------------------------------------------------------
+// The live index
+// ------------------------------------------------------------------
+
+/// The Rust index of a `promptinclude.Index`, in the process that uses it.
+///
+/// Two locks, so that `os.fork()` cannot leave the child a lock that no
+/// thread of its own will release:
+///
+/// * `PyIndex::slot` is taken only with the GIL held and never across a
+///   Python call or a `detach`: `os.fork()` runs with the GIL held, so no
+///   thread holds it when the process forks;
+/// * `IndexSlot::index` is held for a whole scan with the GIL released, so
+///   a thread of the parent may hold it at that moment. The first use in a
+///   new process (`pid` differs) checks it: free, the child keeps the index
+///   (which notices the fork on its next scan: a full scan with a queue of
+///   its own, `fallbacks.forked`); held, the index is mid-scan in a thread
+///   the child does not have, so the child leaves that lock (and index)
+///   alone for good and starts a new index (its stats from zero).
+struct IndexSlot {
+    pid: u32,
+    /// `None`: not made yet, or forgotten (a scan panicked, or the parent
+    /// held it when the process forked); made again by the next scan.
+    index: Arc<Mutex<Option<Index>>>,
+}
+
+/// A live index of one root (see `promptinclude.Index`).
+#[pyclass(name = "Index", module = "promptinclude._native", frozen)]
+struct PyIndex {
+    /// The root made absolute against the current directory when the index
+    /// was made (as the library's scanner resolves it); `None`: a root no
+    /// file name can have, whose scan is always empty.
+    root: Option<PathBuf>,
+    config: Config,
+    slot: Mutex<IndexSlot>,
+}
+
+impl PyIndex {
+    /// The lock around this process's index (see [`IndexSlot`]). Call with
+    /// the GIL held.
+    fn cell(&self) -> Arc<Mutex<Option<Index>>> {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let pid = std::process::id();
+        if slot.pid != pid {
+            slot.pid = pid;
+            let held_by_parent = matches!(slot.index.try_lock(), Err(TryLockError::WouldBlock));
+            if held_by_parent {
+                slot.index = Arc::new(Mutex::new(None));
+            }
+        }
+        Arc::clone(&slot.index)
+    }
+}
+
+/// Locks `cell` (with the GIL released); a scan that panicked leaves
+/// nothing behind (the index is made again).
+fn lock_index(cell: &Mutex<Option<Index>>) -> std::sync::MutexGuard<'_, Option<Index>> {
+    cell.lock().unwrap_or_else(|poisoned| {
+        let mut guard = poisoned.into_inner();
+        *guard = None;
+        cell.clear_poison();
+        guard
+    })
+}
+
+#[pymethods]
+impl PyIndex {
+    /// Checks the values exactly as `scan` does (same exceptions, same
+    /// order), then opens the index (nothing is walked until `scan`).
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        root: &Bound<'_, PyAny>,
+        name_pattern: &Bound<'_, PyAny>,
+        max_depth: &Bound<'_, PyAny>,
+        max_file_tokens: &Bound<'_, PyAny>,
+        max_file_count: &Bound<'_, PyAny>,
+        max_total_tokens: &Bound<'_, PyAny>,
+        gitignore: &Bound<'_, PyAny>,
+    ) -> PyResult<PyIndex> {
+        let config = config_from_values([
+            name_pattern,
+            max_depth,
+            max_file_tokens,
+            max_file_count,
+            max_total_tokens,
+            gitignore,
+        ])?;
+        let root = root_path(root)?.map(|root| match std::env::current_dir() {
+            Ok(cwd) if root.is_relative() => cwd.join(root),
+            _ => root,
+        });
+        let index = match &root {
+            Some(root) => {
+                let opened = py.detach(|| Index::open(root, config.clone()));
+                Some(opened.map_err(|e| to_py_err(py, e))?)
+            }
+            None => None,
+        };
+        Ok(PyIndex {
+            root,
+            config,
+            slot: Mutex::new(IndexSlot {
+                pid: std::process::id(),
+                index: Arc::new(Mutex::new(index)),
+            }),
+        })
+    }
+
+    /// The root's scan now: exactly what `scan` returns for the same root
+    /// and values; the GIL is released while it runs. Concurrent calls take
+    /// turns.
+    fn scan<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Some(root) = &self.root else {
+            return empty_result(py);
+        };
+        let cell = self.cell();
+        let pool = process_pool()?;
+        let config = &self.config;
+        let outcome = py.detach(|| {
+            let mut guard = lock_index(&cell);
+            let index = match guard.as_mut() {
+                Some(index) => index,
+                None => guard.insert(Index::open(root, config.clone())?),
+            };
+            in_pool(pool, || index.scan_detailed())
+        });
+        match outcome {
+            Ok(scan) => result_to_py(py, &scan),
+            Err(e) => Err(to_py_err(py, e)),
+        }
+    }
+
+    /// What the index has done so far (`IndexStats` as plain objects).
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let cell = self.cell();
+        let json = py.detach(|| {
+            let guard = lock_index(&cell);
+            let stats = guard
+                .as_ref()
+                .map(|i| i.stats().clone())
+                .unwrap_or_default();
+            serde_json::to_string(&stats)
+        });
+        let json =
+            json.map_err(|e| PyRuntimeError::new_err(format!("cannot serialise the stats: {e}")))?;
+        json_to_py(py, &json)
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    MODULE_PID.get_or_init(std::process::id);
     m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(find, m)?)?;
@@ -807,6 +1065,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge_bundle, m)?)?;
     m.add_function(wrap_pyfunction!(context, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_class::<PyIndex>()?;
     m.add(
         "DEFAULT_GITIGNORE",
         promptinclude::config::DEFAULT_GITIGNORE,

@@ -99,3 +99,22 @@ def test_shim_falls_back_without_the_package(a0_dir, tmp_path):
     report = run_child(a0_dir, patched, str(tmp_path / "w2"), block=True)
     assert report["module"] == "plugins._promptinclude.helpers.scanner", report
     assert report["cases"] == report["same"] == 100, report
+
+
+def test_apply_upgrades_an_older_shim_to_the_index(a0_dir, tmp_path):
+    """A plugin patched by the shim of an earlier release (the drop-in without
+    the live index) is upgraded in place, and applying again changes nothing."""
+    dest = tmp_path / "a0"
+    shutil.copytree(os.path.join(a0_dir, "plugins", "_promptinclude"),
+                    dest / "plugins" / "_promptinclude")
+    scanner = dest / "plugins/_promptinclude/helpers/scanner.py"
+    scanner.write_text(scanner.read_text() + (
+        "\n\ntry:\n"
+        "    from promptinclude import scan_promptinclude_files  # noqa: E402,F811\n"
+        "except ImportError:\n    pass\n"))
+    subprocess.run(["bash", APPLY, str(dest)], check=True, capture_output=True)
+    text = scanner.read_text()
+    assert "import scan_promptinclude_files_indexed as scan_promptinclude_files" in text
+    assert "import scan_promptinclude_files  #" not in text
+    subprocess.run(["bash", APPLY, str(dest)], check=True, capture_output=True)
+    assert scanner.read_text() == text
