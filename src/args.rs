@@ -51,6 +51,14 @@ pub enum Command {
     ///   promptinclude render . > section.md
     ///
     ///   promptinclude render --out-dir sections/ repo-a repo-b
+    ///
+    /// With --watch (needs --out-dir) it then keeps the files current: it
+    /// waits for changes under the roots (inotify), rescans through a live
+    /// index, and rewrites only the files whose contents would differ, the
+    /// same bytes a fresh run writes; one line per update on stderr. Ctrl-C
+    /// or SIGTERM ends it with exit status 0. Example:
+    ///
+    ///   promptinclude render --watch --out-dir sections/ repo-a repo-b
     Render(RenderArgs),
     /// Tell whether the configured patterns exclude paths (like `git check-ignore -v`).
     ///
@@ -87,6 +95,11 @@ pub enum Command {
     /// complete. Example:
     ///
     ///   promptinclude bundle --out prompt-bundle repo-a repo-b
+    ///
+    /// With --watch it then keeps the bundle current: on each change under
+    /// the roots it builds the bundle again and replaces DIR when (and only
+    /// when) it would differ; one line per update on stderr. Ctrl-C or
+    /// SIGTERM ends it with exit status 0.
     Bundle(BundleArgs),
     /// Check a bundle against its sources: re-scan each root as the bundle did
     /// and list the roots whose artifacts are stale, with the reason.
@@ -602,9 +615,31 @@ pub struct RenderArgs {
     #[arg(long, conflicts_with = "out_dir")]
     pub json: bool,
     #[command(flatten)]
+    pub watch: WatchArgs,
+    #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// `--watch` and `--debounce` (`render --out-dir`, `bundle`).
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// After writing, keep watching the roots and rewrite the output whenever
+    /// it would change (the same bytes a fresh run writes), until Ctrl-C or
+    /// SIGTERM (exit status 0). One line per update on stderr. Not with --rev.
+    #[arg(long, help_heading = "Watching")]
+    pub watch: bool,
+    /// With --watch: after the first change, wait this many milliseconds for
+    /// more before rescanning (one update for a burst of changes).
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 100,
+        requires = "watch",
+        help_heading = "Watching"
+    )]
+    pub debounce: u64,
 }
 
 /// `check-ignore` arguments.
@@ -793,6 +828,12 @@ pub struct AuditArgs {
     /// Embed each root's rendered section in the HTML page (collapsed).
     #[arg(long, requires = "html", help_heading = "HTML report")]
     pub html_include_content: bool,
+    /// Also tell, per root, what a live index (the MCP server, `--watch`,
+    /// the Python `Index`) would keep and what it would look at again on
+    /// every scan, and why (directories holding links, network or FUSE file
+    /// systems, the watch limit). Not with --rev.
+    #[arg(long, conflicts_with = "rev")]
+    pub live_index: bool,
     #[command(flatten)]
     pub agents: AgentsArgs,
     #[command(flatten)]
@@ -809,6 +850,8 @@ pub struct BundleArgs {
     /// The bundle directory to write (replaced atomically if it holds a bundle).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub watch: WatchArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]

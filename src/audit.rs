@@ -16,6 +16,7 @@ use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::warnings::WarningKind;
 use promptinclude::audit::{audit_root_at, write_record, FileStatus, RootAudit};
 use promptinclude::batch::Batch;
+use promptinclude::index::LiveIndexFacts;
 use promptinclude::RootError;
 
 use super::args::{AuditArgs, FailOn};
@@ -149,6 +150,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
             if !agents.is_empty() && report.is_dir {
                 report.agents = Some(audit_tree(&agents, &planned.root, &setup));
             }
+            if args.live_index && report.is_dir {
+                if let Ok(scanner) = planned.shared_scanner() {
+                    report.live_index = Some(LiveIndexFacts::of(&planned.root, scanner));
+                }
+            }
             let section = with_content
                 .then(|| promptinclude::render(scan.result(), &scanner.config().name_pattern));
             Ok((report, section))
@@ -248,6 +254,9 @@ impl AuditOutput {
             write_record(&mut self.out, "root", report)?;
         } else {
             text::write_root(&mut self.out, report, self.style)?;
+            if let Some(facts) = &report.live_index {
+                text::write_live_index(&mut self.out, facts)?;
+            }
             if let Some(tree) = &report.agents {
                 promptinclude::audit::agents::text::write_tree(&mut self.out, tree, self.style)?;
             }

@@ -19,6 +19,14 @@
 //! either exists and is registered (and is removed), or is already in place.
 //! A temporary directory is first renamed aside, so that files other threads
 //! are still creating inside it by path cannot land in it, then removed.
+//!
+//! A command that runs until it is stopped (`--watch`) calls
+//! [`stop_gracefully`]: then the first signal only sets a flag
+//! ([`stop_requested`]), which the command checks between its updates, so it
+//! ends after the update under way (temporaries committed, exit status 0);
+//! a second signal cleans up and ends the process as above.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -28,6 +36,25 @@ use promptinclude::artifact::temp;
 
 /// The signals that trigger the cleanup.
 const SIGNALS: [libc::c_int; 3] = [SIGINT, SIGTERM, SIGHUP];
+
+/// Whether the first signal only asks the command to stop ([`stop_gracefully`]).
+static GRACEFUL: AtomicBool = AtomicBool::new(false);
+
+/// Whether a signal asked the command to stop.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// From now on the first interrupt signal only sets [`stop_requested`]; the
+/// command must check it often and end on its own. A second signal cleans
+/// up and ends the process.
+pub fn stop_gracefully() {
+    GRACEFUL.store(true, Ordering::SeqCst);
+}
+
+/// Whether an interrupt signal asked the command to stop (only after
+/// [`stop_gracefully`]; before, a signal ends the process at once).
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
 
 /// Starts the thread that handles the interrupt signals, and returns once
 /// their handlers are in place.
@@ -59,7 +86,10 @@ fn start() {
                 return;
             };
             let _ = ready.send(());
-            if let Some(sig) = signals.forever().next() {
+            for sig in signals.forever() {
+                if GRACEFUL.load(Ordering::SeqCst) && !STOP.swap(true, Ordering::SeqCst) {
+                    continue;
+                }
                 clean_up_and_die(sig);
             }
         });

@@ -14,10 +14,15 @@
 //! * the prompt `prompt_includes`, one user message holding the section(s).
 //!
 //! Roots: `--root` when given; else the client's `roots/list` when it
-//! declares the roots capability; else the current directory. Every
-//! request scans afresh (milliseconds), so edits show at once. Each root
-//! gets the configuration the host would give it (`.a0proj`, `A0_SET_`,
-//! the flags), as with `render`. A client that declares roots but does not
+//! declares the roots capability; else the current directory. The `--root`
+//! roots are scanned through a live index (`promptinclude::index`, made at
+//! the first request and kept for the server's life): a request lists and
+//! reads only what changed since the last one, with the answer a fresh scan
+//! gives. Roots the client names, the current directory, and a `--root`
+//! picked by the tool's `root` argument are scanned afresh on every request
+//! (milliseconds). Either way edits show at once. Each root gets the
+//! configuration the host would give it (`.a0proj`, `A0_SET_`, the flags),
+//! as with `render`. A client that declares roots but does not
 //! answer `roots/list` within [`ROOTS_WAIT`] gets an error (a tool result
 //! with `isError`, a JSON-RPC error elsewhere) naming `--root`, not a scan
 //! of whatever the current directory is; a client that answers with an
@@ -47,8 +52,10 @@
 //! answer to a cancelled request). In the background, what stops: no
 //! further root of the request is planned or walked, and no further rule
 //! file is read (a read after the cancel gives "unreadable" at once, so the
-//! budget pass runs out fast). What finishes: the walk of the root under
-//! way (the library's walk has no stop), a read already under way, and
+//! budget pass runs out fast), except that a scan of the `--root` roots
+//! through the index, once started, finishes (the index stays current),
+//! though no further root is rendered. What finishes: the walk of the root
+//! under way (the library's walk has no stop), a read already under way, and
 //! that root's budget pass and rendering over what was read; the result is
 //! dropped. When the client closes stdin, answers done within 5 s (rmcp's
 //! drain) are sent, later ones are not, and the server exits 0 without
@@ -57,7 +64,7 @@
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -65,6 +72,7 @@ use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, NON_ALPHANU
 use promptinclude::agents::{self, Agent};
 use promptinclude::audit::relative;
 use promptinclude::batch::Batch;
+use promptinclude::index::{BatchIndex, IndexOptions};
 use promptinclude::trust::is_too_wide;
 use promptinclude::{RootScan, Status};
 use rmcp::model::{
@@ -83,7 +91,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::args::McpArgs;
-use super::commands::scan_and_render_until;
+use super::commands::{render_scanned, scan_and_render_until};
 use super::exit::ExitStatus;
 use super::settings::resolver;
 use transport::LineTransport;
@@ -112,12 +120,17 @@ const ROOTS_WAIT: Duration = Duration::from_secs(5);
 pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
     // Planned once: a bad --config or A0_SET_ value stops the server at
     // start, and scanners compiled for a configuration serve every request.
-    // The roots come with each request, so none are planned here.
-    let batch =
-        Batch::plan_with_policy::<PathBuf>(&[], &resolver(&args.config)?, args.read.policy(true))?;
+    // Its roots are the `--root` ones (the index's); other roots come with
+    // each request and are planned then.
+    let batch = Batch::plan_with_policy(
+        &args.roots,
+        &resolver(&args.config)?,
+        args.read.policy(true),
+    )?;
     let server = Server {
         roots: args.roots.clone(),
         batch: Arc::new(batch),
+        index: Arc::default(),
     };
     // Time for rmcp's drain of the answers in flight at end of input, IO
     // for the non-blocking pipes.
@@ -145,6 +158,9 @@ pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
 struct Server {
     roots: Vec<PathBuf>,
     batch: Arc<Batch>,
+    /// The live index of the `--root` roots (`batch`'s), from the first
+    /// request that scans them on.
+    index: Arc<Mutex<Option<BatchIndex>>>,
 }
 
 /// One root's scan and section, or why it has none.
@@ -289,11 +305,17 @@ impl Server {
         let cancel = Cancel::default();
         let stop = Arc::clone(&cancel.0);
         // Roots the client names (or the current directory) are checked;
-        // `--root` is the user's own command line.
-        let checked = self.roots.is_empty();
-        tokio::task::spawn_blocking(move || scan_roots(&batch, roots, checked, &stop))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("the scan failed: {e}"), None))
+        // `--root` is the user's own command line. All the `--root` roots
+        // are scanned through the index; one of them picked by name is
+        // scanned afresh (the index would scan every root).
+        let scan = if self.roots.is_empty() || only.is_some() {
+            let checked = self.roots.is_empty();
+            tokio::task::spawn_blocking(move || scan_roots(&batch, roots, checked, &stop)).await
+        } else {
+            let index = Arc::clone(&self.index);
+            tokio::task::spawn_blocking(move || scan_indexed(&batch, &index, &roots, &stop)).await
+        };
+        scan.map_err(|e| ErrorData::internal_error(format!("the scan failed: {e}"), None))
     }
 }
 
@@ -357,6 +379,51 @@ fn scan_roots(
         rendered.push(Rendered { root, outcome });
     }
     rendered
+}
+
+/// Scans and renders `roots` (`batch`'s, the `--root` ones) through the
+/// live index, made on first use; the answer is [`scan_roots`]'s. Once
+/// `stop` is set, it starts no scan and renders no further root (what it
+/// returns then is never served); a scan under way finishes.
+fn scan_indexed(
+    batch: &Arc<Batch>,
+    index: &Mutex<Option<BatchIndex>>,
+    roots: &[PathBuf],
+    stop: &AtomicBool,
+) -> Vec<Rendered> {
+    // A scan that panicked leaves no half-updated index behind it that
+    // another scan could trust less than a fresh one: start over.
+    let mut index = match index.lock() {
+        Ok(index) => index,
+        Err(poisoned) => {
+            index.clear_poison();
+            let mut index = poisoned.into_inner();
+            *index = None;
+            index
+        }
+    };
+    if stop.load(Ordering::Relaxed) {
+        return Vec::new();
+    }
+    let index =
+        index.get_or_insert_with(|| BatchIndex::new(Arc::clone(batch), IndexOptions::default()));
+    let scans = index.scan();
+    roots
+        .iter()
+        .zip(scans)
+        .take_while(|_| !stop.load(Ordering::Relaxed))
+        .map(|(root, scan)| {
+            let outcome = match render_scanned(batch, root, scan) {
+                Ok((scan, _)) if !scan.is_dir => Err("not a directory".to_string()),
+                Ok(done) => Ok(done),
+                Err(e) => Err(e.to_string()),
+            };
+            Rendered {
+                root: root.clone(),
+                outcome,
+            }
+        })
+        .collect()
 }
 
 /// The text the tool and the prompt give for `rendered` roots: a root's

@@ -28,3 +28,4 @@ mod properties;
 mod resources;
 mod untrusted;
 mod vectors;
+mod watch;

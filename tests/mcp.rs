@@ -513,3 +513,60 @@ fn links_to_secrets_never_reach_the_client_and_home_is_not_scanned() {
     assert!(!text.contains("MARKER-HOME"), "{text}");
     cmd_env_home.finish();
 }
+
+#[test]
+fn the_root_roots_are_scanned_again_after_a_change_between_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = small_project(dir.path());
+    let second = dir.path().join("second");
+    fs::create_dir_all(&second).unwrap();
+    fs::write(second.join("b.promptinclude.md"), "Second. MARKER-TWO\n").unwrap();
+    fs::write(second.join("c.promptinclude.md"), "Third. MARKER-THREE\n").unwrap();
+    let roots = [first.as_path(), second.as_path()];
+    let mut mcp = Mcp::start(&args(&roots, &[]), dir.path(), json!({}));
+    mcp.call("before", json!({}));
+    let before = tool_text(&mcp, "before");
+    assert!(before.contains("MARKER-SMALL"), "{before}");
+
+    // An edit, a new rule file, and a project configuration that keeps one
+    // file per root.
+    fs::write(
+        first.join("AGENTS.promptinclude.md"),
+        "Rules. MARKER-EDITED\n",
+    )
+    .unwrap();
+    fs::write(first.join("c.promptinclude.md"), "New. MARKER-NEW\n").unwrap();
+    let project = second.join(".a0proj/plugins/_promptinclude");
+    fs::create_dir_all(&project).unwrap();
+    fs::write(project.join("config.json"), r#"{"max_file_count": 1}"#).unwrap();
+    mcp.call("after", json!({}));
+    let after = tool_text(&mcp, "after");
+    mcp.call("audit", json!({"audit": true}));
+    let audit = tool_text(&mcp, "audit");
+    assert!(
+        after.contains("MARKER-EDITED") && after.contains("MARKER-NEW"),
+        "{after}"
+    );
+    assert!(!after.contains("MARKER-SMALL"), "{after}");
+    assert!(
+        before.contains("MARKER-THREE") && !after.contains("MARKER-THREE"),
+        "{after}"
+    );
+
+    // What a server that never saw the tree before answers.
+    let mut fresh = Mcp::start(&args(&roots, &[]), dir.path(), json!({}));
+    fresh.call("after", json!({}));
+    assert_eq!(after, tool_text(&fresh, "after"));
+    fresh.call("audit", json!({"audit": true}));
+    assert_eq!(audit, tool_text(&fresh, "audit"));
+    // And each root picked by name (scanned afresh).
+    for root in roots {
+        mcp.call("one", json!({"root": root}));
+        fresh.call("one", json!({"root": root}));
+        assert_eq!(tool_text(&mcp, "one"), tool_text(&fresh, "one"));
+    }
+    for server in [mcp, fresh] {
+        let (status, _, stderr) = server.finish();
+        assert_eq!(status.code(), Some(0), "{stderr}");
+    }
+}
