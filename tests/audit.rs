@@ -661,3 +661,40 @@ fn html_report_is_written_atomically_and_escapes_everything() {
     let o = promptinclude(&["audit", "--html-include-content", "repo"], dir.path());
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--live-index`: what a live index would keep per root, and what it would
+/// list or read on every scan, with why; nothing of it without the flag.
+#[test]
+fn live_index_tells_what_would_be_looked_at_every_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    let linked = dir.path().join("linked");
+    for root in [&plain, &linked] {
+        write(root, "a/b/x.promptinclude.md", "rule\n");
+        write(root, "c/y.promptinclude.md", "other rule\n");
+    }
+    // A link in `linked/c`: its target can change with no event there.
+    symlink("../a", linked.join("c/to-a")).unwrap();
+    let (records, _, o) = audit_json(&["--live-index", "plain", "linked"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let facts = |r: &Value| r["live_index"].clone();
+    assert_eq!(facts(&records[0])["kept_dirs"], 4);
+    assert_eq!(facts(&records[0])["listed_every_scan"], 0);
+    assert_eq!(facts(&records[0])["read_every_scan"], 0);
+    assert_eq!(facts(&records[0])["fallbacks"]["links"], 0);
+    assert_eq!(facts(&records[1])["kept_dirs"], 3);
+    assert_eq!(facts(&records[1])["listed_every_scan"], 1);
+    // y.promptinclude.md sits in the directory with the link.
+    assert_eq!(facts(&records[1])["read_every_scan"], 1);
+    assert_eq!(facts(&records[1])["fallbacks"]["links"], 1);
+    let (records, _, _) = audit_json(&["plain"], dir.path());
+    assert!(records[0].get("live_index").is_none());
+    let o = promptinclude(&["audit", "--live-index", "linked"], dir.path());
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(
+            "live index: 3 directories watched; on every scan 1 directory listed, 1 rule file read"
+        ) && out.contains("because of: directories holding symbolic links"),
+        "{out}"
+    );
+}

@@ -44,7 +44,7 @@ impl PlannedRoot {
     }
 
     /// [`PlannedRoot::scanner`], shared.
-    pub(crate) fn shared_scanner(&self) -> Result<Arc<Scanner>, &RootError> {
+    pub fn shared_scanner(&self) -> Result<Arc<Scanner>, &RootError> {
         self.scanner.as_ref().map(Arc::clone)
     }
 }

@@ -173,6 +173,10 @@ pub struct RootAudit {
     /// With `audit --agents`: what each chosen agent loads across the tree.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agents: Option<agents::TreeAudit>,
+    /// With `audit --live-index`: what a live index of the root would keep,
+    /// and what it would look at again on every scan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_index: Option<crate::index::LiveIndexFacts>,
 }
 
 /// What the audit learned from reading one file.
@@ -263,6 +267,7 @@ pub fn audit_root_at(
         warnings,
         gate_failures: 0,
         agents: None,
+        live_index: None,
     };
     Ok((audit, scan))
 }

@@ -238,3 +238,36 @@ fn write_warnings(
     }
     Ok(())
 }
+
+/// Writes what a live index of the root would keep (`audit --live-index`):
+/// one line, and one more naming why when it would look at anything again
+/// on every scan.
+pub fn write_live_index(
+    out: &mut impl Write,
+    facts: &crate::index::LiveIndexFacts,
+) -> io::Result<()> {
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    writeln!(
+        out,
+        "  live index: {} watched; on every scan {} listed, {} read",
+        plural(facts.kept_dirs as u64, "directory", "directories"),
+        plural(facts.listed_every_scan, "directory", "directories"),
+        plural(facts.read_every_scan, "rule file", "rule files"),
+    )?;
+    let f = &facts.fallbacks;
+    let reasons: Vec<&str> = [
+        (f.links, "directories holding symbolic links"),
+        (f.remote_fs, "network or FUSE file systems"),
+        (f.watch_limit, "the watch limit"),
+        (f.deep_tree, "a tree deeper than the reference walks"),
+        (f.unsupported, "no inotify here"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(_, why)| why)
+    .collect();
+    if !reasons.is_empty() {
+        writeln!(out, "    because of: {}", reasons.join(", "))?;
+    }
+    Ok(())
+}

@@ -120,6 +120,13 @@ pub struct IndexStats {
     pub watches: usize,
     /// Directories whose listing is kept now.
     pub kept_dirs: usize,
+    /// Directories the last scan listed only because notifications cannot
+    /// vouch for them (links, network file systems, past the watch limit):
+    /// listed on every scan.
+    pub listed_every_scan: u64,
+    /// Rule files the last scan read for the same reasons: read on every
+    /// scan.
+    pub read_every_scan: u64,
     /// Notification events taken.
     pub events: u64,
     /// Why scans looked again at what they could have remembered.
@@ -297,8 +304,14 @@ impl Index {
     /// An index of `root` scanned by `scanner` (its configuration and
     /// reading policy).
     pub fn with_scanner(root: impl AsRef<Path>, scanner: Scanner) -> Index {
+        Index::with_shared_scanner(root, Arc::new(scanner))
+    }
+
+    /// [`Index::with_scanner`] with a scanner shared with others (a
+    /// [`crate::batch::PlannedRoot`]'s).
+    pub fn with_shared_scanner(root: impl AsRef<Path>, scanner: Arc<Scanner>) -> Index {
         Index::new(
-            Source::Fixed(Arc::new(scanner)),
+            Source::Fixed(scanner),
             vec![root.as_ref().to_path_buf()],
             IndexOptions::default(),
         )
@@ -394,6 +407,8 @@ impl Index {
     fn take_events(&mut self) {
         self.stats.last_dirs_listed = 0;
         self.stats.last_files_read = 0;
+        self.stats.listed_every_scan = 0;
+        self.stats.read_every_scan = 0;
         if std::process::id() != self.pid {
             // The queue is the parent's too: start over with our own.
             self.pid = std::process::id();
@@ -454,6 +469,14 @@ impl Index {
 
     /// One root's scan with `scanner`, from memory where it can be.
     fn scan_root(&mut self, i: usize, scanner: Arc<Scanner>) -> Result<RootScan, Error> {
+        let scan = self.scan_root_once(i, scanner);
+        let live = &self.roots[i];
+        self.stats.listed_every_scan += live.volatile_dirs;
+        self.stats.read_every_scan += live.volatile_reads;
+        scan
+    }
+
+    fn scan_root_once(&mut self, i: usize, scanner: Arc<Scanner>) -> Result<RootScan, Error> {
         self.stats.scans += 1;
         let abs = scanner.abs_root(&self.roots[i].root);
         let identity = abs.as_deref().and_then(dir_identity);
@@ -663,6 +686,37 @@ impl Index {
         live.candidates = Some(candidates);
         live.last = Some(scan.clone());
         Ok(scan)
+    }
+}
+
+/// What a live index of one root would have to look at again on every
+/// scan (`audit --live-index`): its first scan's account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LiveIndexFacts {
+    /// Directories it watches and keeps.
+    pub kept_dirs: usize,
+    /// Directories it would list on every scan (see
+    /// [`IndexStats::listed_every_scan`]).
+    pub listed_every_scan: u64,
+    /// Rule files it would read on every scan.
+    pub read_every_scan: u64,
+    /// Why (each counted once, for this first scan).
+    pub fallbacks: Fallbacks,
+}
+
+impl LiveIndexFacts {
+    /// Opens an index of `root` with `scanner`, scans it once, and tells
+    /// what it kept and what it could not.
+    pub fn of(root: &Path, scanner: Arc<Scanner>) -> LiveIndexFacts {
+        let mut index = Index::with_shared_scanner(root, scanner);
+        let _ = index.scan_detailed();
+        let stats = index.stats();
+        LiveIndexFacts {
+            kept_dirs: stats.kept_dirs,
+            listed_every_scan: stats.listed_every_scan,
+            read_every_scan: stats.read_every_scan,
+            fallbacks: stats.fallbacks.clone(),
+        }
     }
 }
 
