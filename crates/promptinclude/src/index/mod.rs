@@ -179,6 +179,9 @@ struct LiveRoot {
     volatile_reads: u64,
     /// Every scan is a full scan (the reference raises on this tree).
     deep: bool,
+    /// What the root reaches may have shrunk since its watches were last
+    /// pruned.
+    prune_needed: bool,
     last: Option<RootScan>,
 }
 
@@ -197,6 +200,7 @@ impl LiveRoot {
             reads_needed: true,
             volatile_reads: 0,
             deep: false,
+            prune_needed: false,
             last: None,
         }
     }
@@ -586,6 +590,7 @@ impl Index {
             .filter(|dir| !live.kept.contains_key(*dir))
             .count() as u64;
         live.visited = visited;
+        live.prune_needed = true;
         if live.candidates.as_ref() != Some(&candidates) {
             live.reads_needed = true;
         }
@@ -661,11 +666,16 @@ impl Index {
         if live.reads.len() > candidates.len() {
             let names: HashSet<&[u8]> = candidates.iter().map(Candidate::as_bytes).collect();
             live.reads.retain(|path, _| names.contains(path.as_slice()));
+            live.prune_needed = true;
         }
         if self.counted.len() > 2 * live.reads.len().max(1024) {
             self.counted.clear();
         }
-        self.prune_watches(i);
+        // Going over every watch costs as much as an unchanged scan of
+        // every root: only after what this root reaches may have shrunk.
+        if std::mem::take(&mut live.prune_needed) {
+            self.prune_watches(i);
+        }
         let live = &mut self.roots[i];
         let allocation = match result {
             Ok(allocation) => allocation,
