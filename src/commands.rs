@@ -212,22 +212,30 @@ pub fn render_scanned(
 /// How long a wait for changes lasts before it checks for a stop request.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 
-/// The `--watch` loop: waits for a change under the index's roots, lets
-/// `debounce` pass (one update for a burst of changes), then calls
-/// `update`; until an interrupt signal asks it to stop (then `Ok`).
+/// How often the `--watch` loop scans with no notification: what none
+/// covers (a link's target, a network file system, a project file in a
+/// directory the walk does not enter) is looked at again at least this
+/// often. An unchanged update writes nothing and prints nothing.
+const RESCAN_EVERY: Duration = Duration::from_secs(2);
+
+/// The `--watch` loop: waits for a change under the index's roots (or
+/// [`RESCAN_EVERY`]), lets `debounce` pass (one update for a burst of
+/// changes), then calls `update`; until an interrupt signal asks it to stop
+/// (then `Ok`).
 pub fn watch_loop(
     index: &mut BatchIndex,
     debounce: Duration,
     mut update: impl FnMut(&mut BatchIndex) -> Result<()>,
 ) -> Result<()> {
+    let mut last = Instant::now();
     loop {
         if interrupt::stop_requested() {
             return Ok(());
         }
-        if !index
+        let notified = index
             .wait(WAIT_SLICE)
-            .context("cannot wait for changes under the roots")?
-        {
+            .context("cannot wait for changes under the roots")?;
+        if !notified && last.elapsed() < RESCAN_EVERY {
             continue;
         }
         let until = Instant::now() + debounce;
@@ -242,6 +250,7 @@ pub fn watch_loop(
             std::thread::sleep(left.min(WAIT_SLICE));
         }
         update(index)?;
+        last = Instant::now();
     }
 }
 

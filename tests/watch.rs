@@ -295,3 +295,42 @@ fn watch_needs_an_out_dir_and_no_rev() {
     let o = common::promptinclude(&["render", "--debounce", "5", "r0"], dir.path());
     assert_eq!(o.status.code(), Some(2), "--debounce needs --watch: {o:?}");
 }
+
+/// A change no notification covers (the target, outside the root, of a
+/// linked rule file) still reaches the out dir: the watch loop scans again
+/// every few seconds, and the index reads that file on every scan.
+#[test]
+fn render_watch_sees_a_change_behind_a_link() {
+    let dir = work();
+    let work = dir.path();
+    fs::write(work.join("outside.md"), "before\n").unwrap();
+    std::os::unix::fs::symlink(
+        work.join("outside.md"),
+        work.join("r0/linked.promptinclude.md"),
+    )
+    .unwrap();
+    let args = [
+        "render",
+        "--watch",
+        "--debounce",
+        "50",
+        "--out-dir",
+        "out",
+        "r0",
+    ];
+    let mut watching = Watching::start(&args, work);
+    // Written in place: the only event is in the work directory, unwatched.
+    fs::write(work.join("outside.md"), "after\n").unwrap();
+    watching.line_with("updated");
+    let o = common::promptinclude(&["render", "--out-dir", "fresh", "r0"], work);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_same_files(
+        &work.join("out"),
+        &work.join("fresh"),
+        "a change behind a link",
+    );
+    assert!(fs::read_dir(work.join("out"))
+        .unwrap()
+        .any(|e| fs::read_to_string(e.unwrap().path()).is_ok_and(|t| t.contains("after"))));
+    assert_eq!(watching.terminate(), Some(0));
+}

@@ -2,7 +2,7 @@
 //! has not changed, and stay exact.
 //!
 //! An [`Index`] walks its roots once, watching every directory the walk
-//! lists (inotify, see [`watch`] for why not the `notify` crate), and keeps
+//! lists (inotify; `index/watch.rs` says why not the `notify` crate), and keeps
 //! what each listing gave and what each rule file read gave. A later
 //! [`Index::scan`] first takes every change notification queued so far,
 //! forgets what they touch, and then
@@ -26,7 +26,7 @@
 //! | a directory holding a symbolic link (its target may change elsewhere); a file with several hard links | listed (read) on every scan |
 //! | a root that is, or lies below, a link that is retargeted; a root moved, removed or replaced | each scan `stat`s the root: a different directory is a full scan |
 //! | a file system mounted or unmounted anywhere | a full scan |
-//! | a change of the root's configuration (a project file created, edited, removed) | [`Index::for_batch`] decides the configuration on every scan: a different one is a full scan |
+//! | a change of the root's configuration (a project file created, edited, removed) | [`BatchIndex`] decides the configuration on every scan: a different one is a full scan |
 //! | the process forked (the child shares the parent's queue) | the child starts over with a queue of its own: a full scan |
 //! | a tree so deep that the reference raises | a full scan every time, until the index is opened again |
 //! | no inotify (another system, or the instance limit reached) | a full scan every time |
