@@ -224,36 +224,8 @@ impl LiveRoot {
 
     /// What `path` names changed: forget it and everything below it.
     fn subtree_changed(&mut self, path: &[u8]) {
-        let below = |key: &[u8]| {
-            key.starts_with(path)
-                && (key.len() == path.len() || path.ends_with(b"/") || key[path.len()] == b'/')
-        };
-        let dirs: Vec<Vec<u8>> = self
-            .kept
-            .range(path.to_vec()..)
-            .take_while(|(k, _)| k.starts_with(path))
-            .filter(|(k, _)| below(k))
-            .map(|(k, _)| k.clone())
-            .collect();
-        if !dirs.is_empty() {
-            self.walk_needed = true;
-        }
-        for dir in dirs {
-            self.kept.remove(&dir);
-        }
-        let files: Vec<Vec<u8>> = self
-            .reads
-            .range(path.to_vec()..)
-            .take_while(|(k, _)| k.starts_with(path))
-            .filter(|(k, _)| below(k))
-            .map(|(k, _)| k.clone())
-            .collect();
-        if !files.is_empty() {
-            self.reads_needed = true;
-        }
-        for file in files {
-            self.reads.remove(&file);
-        }
+        self.walk_needed |= remove_below(&mut self.kept, path);
+        self.reads_needed |= remove_below(&mut self.reads, path);
     }
 
     /// The file at `path` changed (content, mode).
@@ -262,6 +234,23 @@ impl LiveRoot {
             self.reads_needed = true;
         }
     }
+}
+
+/// Removes the entries of `map` at `path` or below it; whether there were
+/// any.
+fn remove_below<T>(map: &mut BTreeMap<Vec<u8>, T>, path: &[u8]) -> bool {
+    let below =
+        |key: &[u8]| key.len() == path.len() || path.ends_with(b"/") || key[path.len()] == b'/';
+    let keys: Vec<Vec<u8>> = map
+        .range(path.to_vec()..)
+        .take_while(|(k, _)| k.starts_with(path))
+        .filter(|(k, _)| below(k))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for key in &keys {
+        map.remove(key);
+    }
+    !keys.is_empty()
 }
 
 /// Which root watches a directory, by which path.
