@@ -46,6 +46,14 @@
 //! and benchmarks as an independent engine.
 //!
 //! [`count`] picks the engine; every engine gives the same number.
+//!
+//! [`Memo`] counts many texts that share long stretches (the same rule
+//! files inside different framings, as `audit --agents` counts them): it
+//! cuts each text at every line start where [`is_cut`] holds (a rule that
+//! depends only on the bytes around the line start, so a file body is cut
+//! the same way in any framing) and remembers the count of every chunk, so
+//! a repeated file body costs a hash lookup per line; the sum is
+//! [`count`]'s number.
 
 #![deny(missing_docs)]
 
@@ -56,8 +64,12 @@ use rayon::prelude::*;
 
 mod fast;
 mod long;
+mod memo;
 
 pub use long::LONG_PIECE;
+#[doc(hidden)]
+pub use memo::{chunk_bounds, MemoStats};
+pub use memo::{Memo, MEMO_LIMIT};
 
 /// Texts at least this long (bytes) are counted by [`count_large`] from [`count`].
 pub const PARALLEL_MIN: usize = 512 * 1024;

@@ -1,0 +1,255 @@
+//! [`Memo`]: exact token counts of many texts that share long stretches.
+//!
+//! `audit --agents all` counts every chain an agent would send: framing text
+//! (which names the directory) around rule files, where neighbouring chains
+//! hold mostly the same files. Counting each chain afresh tokenizes the same
+//! file bodies again and again. A [`Memo`] cuts every text into chunks at
+//! every line start that is a cut ([`chunk_bounds`]), a content-defined rule,
+//! so a file body is cut into the same chunks whatever framing precedes it,
+//! and remembers each chunk's count.
+//!
+//! # Why the count is exact
+//!
+//! Chunks end only at positions where [`is_cut`] holds, whose proof gives
+//! `count(text) == count(&text[..p]) + count(&text[p..])` at such a `p`.
+//! [`is_cut`] looks only at the byte before `p` and the character at `p`, so
+//! a cut of `text` at `q > p` is also a cut of `text[p..]` at `q - p`: by
+//! induction over the cuts, the count of the text is the sum of the counts
+//! of its chunks. The count of a chunk depends on nothing but its bytes, and
+//! the memo is keyed by those bytes (the whole chunk, not a hash of it), so a
+//! remembered count is the chunk's count. Which cuts are used affects only
+//! speed, never the sum.
+
+use super::{count, is_cut, PARALLEL_MIN};
+use rayon::prelude::*;
+use rustc_hash::FxHasher;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{PoisonError, RwLock};
+
+/// Texts shorter than this (bytes) are counted directly by [`Memo::count`]:
+/// cutting and looking up would cost about as much as counting.
+const MEMO_MIN: usize = 256;
+
+/// Chunks longer than this (bytes; possible only where the text has no
+/// line-start cut for that long) are counted but not remembered.
+const KEEP_MAX: usize = 64 * 1024;
+
+/// Bytes a [`Memo::new`] memo may hold: the chunk texts plus 48 bytes per
+/// chunk (its map slot and allocation). Once full it keeps what it holds and
+/// remembers nothing more (counts stay exact, new chunks are counted each
+/// time).
+pub const MEMO_LIMIT: usize = 32 * 1024 * 1024;
+
+/// Bytes charged per remembered chunk besides its text (the map's slot and
+/// the allocation's bookkeeping), for [`MEMO_LIMIT`].
+const ENTRY_OVERHEAD: usize = 48;
+
+type FxMap = HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>;
+
+/// The remembered counts and the bytes they are charged.
+#[derive(Default)]
+struct Counts {
+    map: FxMap,
+    bytes: usize,
+}
+
+/// Counts many texts that share long stretches (the same files inside
+/// different framings), remembering the count of every chunk it has seen.
+///
+/// [`Memo::count`] always equals [`count`](crate::count). Safe to share
+/// between threads (each call takes the lock at most twice: once to look
+/// its chunks up, once to remember the new ones). Memory is bounded by the
+/// limit it is made with ([`MEMO_LIMIT`] for [`Memo::new`]); chunks over
+/// 64 KiB are never remembered.
+///
+/// A chunk is a line (with any blank or indented lines after it); texts
+/// under 256 bytes, or with no line start where [`is_cut`] holds, are
+/// counted directly.
+pub struct Memo {
+    counts: RwLock<Counts>,
+    limit: usize,
+    hit_bytes: AtomicUsize,
+    miss_bytes: AtomicUsize,
+}
+
+impl Default for Memo {
+    fn default() -> Memo {
+        Memo::new()
+    }
+}
+
+/// What a [`Memo`] has done so far; for tests and measurements.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoStats {
+    /// Bytes of chunks whose count was remembered.
+    pub hit_bytes: usize,
+    /// Bytes counted afresh (chunks not remembered, and texts counted
+    /// directly).
+    pub miss_bytes: usize,
+    /// Chunks remembered.
+    pub entries: usize,
+    /// Bytes charged against the limit.
+    pub kept_bytes: usize,
+}
+
+impl Memo {
+    /// An empty memo holding at most [`MEMO_LIMIT`] bytes.
+    pub fn new() -> Memo {
+        Memo::with_limit(MEMO_LIMIT)
+    }
+
+    /// An empty memo holding at most `limit` bytes (chunk texts plus a
+    /// fixed overhead per chunk); `0` remembers nothing.
+    pub fn with_limit(limit: usize) -> Memo {
+        Memo {
+            counts: RwLock::default(),
+            limit,
+            hit_bytes: AtomicUsize::new(0),
+            miss_bytes: AtomicUsize::new(0),
+        }
+    }
+
+    /// Exactly [`count(text)`](crate::count), from remembered chunk counts
+    /// where it can.
+    pub fn count(&self, text: &str) -> usize {
+        if text.len() < MEMO_MIN {
+            return self.direct(text);
+        }
+        let bounds = chunk_bounds(text);
+        if bounds.len() <= 2 {
+            // No line-start cut: one chunk, nothing to share.
+            return self.direct(text);
+        }
+        let chunks = bounds.windows(2).map(|w| &text[w[0]..w[1]]);
+
+        // Look every chunk up under one read lock.
+        let mut total = 0;
+        let mut hit_bytes = 0;
+        let mut misses: Vec<&str> = Vec::new();
+        {
+            let counts = self.counts.read().unwrap_or_else(PoisonError::into_inner);
+            for chunk in chunks {
+                match counts.map.get(chunk) {
+                    Some(&n) => {
+                        total += n as usize;
+                        hit_bytes += chunk.len();
+                    }
+                    None => misses.push(chunk),
+                }
+            }
+        }
+        self.hit_bytes.fetch_add(hit_bytes, Ordering::Relaxed);
+        if misses.is_empty() {
+            return total;
+        }
+
+        // Count the rest outside the lock (on the rayon pool when there is
+        // as much as `count` itself would split).
+        let miss_bytes: usize = misses.iter().map(|c| c.len()).sum();
+        self.miss_bytes.fetch_add(miss_bytes, Ordering::Relaxed);
+        let counted: Vec<usize> = if miss_bytes >= PARALLEL_MIN && misses.len() > 1 {
+            misses.par_iter().map(|c| count(c)).collect()
+        } else {
+            misses.iter().map(|c| count(c)).collect()
+        };
+        total += counted.iter().sum::<usize>();
+
+        // Remember them under one write lock, while there is room.
+        let mut counts = self.counts.write().unwrap_or_else(PoisonError::into_inner);
+        for (chunk, n) in misses.into_iter().zip(counted) {
+            let cost = chunk.len() + ENTRY_OVERHEAD;
+            if chunk.len() > KEEP_MAX || counts.bytes + cost > self.limit {
+                continue;
+            }
+            if counts.map.contains_key(chunk) {
+                // Another thread (or an earlier copy in this text) got there.
+                continue;
+            }
+            // A chunk of at most KEEP_MAX bytes has at most that many
+            // tokens, which fits in a u32.
+            counts.map.insert(chunk.into(), n as u32);
+            counts.bytes += cost;
+        }
+        total
+    }
+
+    /// What this memo has done so far.
+    #[doc(hidden)]
+    pub fn stats(&self) -> MemoStats {
+        let counts = self.counts.read().unwrap_or_else(PoisonError::into_inner);
+        MemoStats {
+            hit_bytes: self.hit_bytes.load(Ordering::Relaxed),
+            miss_bytes: self.miss_bytes.load(Ordering::Relaxed),
+            entries: counts.map.len(),
+            kept_bytes: counts.bytes,
+        }
+    }
+
+    /// `count(text)` without the memo.
+    fn direct(&self, text: &str) -> usize {
+        self.miss_bytes.fetch_add(text.len(), Ordering::Relaxed);
+        count(text)
+    }
+}
+
+/// Chunk boundaries of `text`: `0`, every line start that is a cut
+/// ([`is_cut`]: just after a `\n`, before a non-whitespace character),
+/// `text.len()`. A chunk is a line with the lines after it that start with
+/// whitespace (blank or indented). Whether a line start is a boundary
+/// depends only on the bytes on either side of it, so a file body is cut at
+/// the same places whatever framing precedes it.
+///
+/// (Grouping several lines per chunk, by a hash of the line, made fewer
+/// lookups but lost more at every place where framing meets a file: with
+/// 2 KB files that cost three times as much as it saved.)
+#[doc(hidden)]
+pub fn chunk_bounds(text: &str) -> Vec<usize> {
+    let mut bounds = vec![0];
+    bounds.extend(
+        newlines(text.as_bytes())
+            .map(|i| i + 1)
+            .filter(|&p| is_cut(text, p)),
+    );
+    bounds.push(text.len());
+    bounds
+}
+
+/// Positions of the `\n` bytes in `bytes`, in order, found eight bytes at
+/// a time.
+fn newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    const LO7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NL: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut next_word = 0;
+    let mut word_start = 0;
+    // Bit 7 of byte k set where byte k of the word is `\n`.
+    let mut mask = 0u64;
+    std::iter::from_fn(move || loop {
+        if mask != 0 {
+            let i = word_start + (mask.trailing_zeros() / 8) as usize;
+            mask &= mask - 1;
+            return Some(i);
+        }
+        if next_word >= bytes.len() {
+            return None;
+        }
+        word_start = next_word;
+        let rest = &bytes[word_start..];
+        let word = match rest.first_chunk::<8>() {
+            Some(word) => *word,
+            None => {
+                let mut word = [0; 8];
+                word[..rest.len()].copy_from_slice(rest);
+                word
+            }
+        };
+        next_word = word_start + 8;
+        // Zero bytes of `x` are the `\n` bytes (the padding is 0, not `\n`):
+        // bit 7 of `(x & LO7) + LO7` is set for a nonzero low seven bits,
+        // of `x` for a set eighth; no carry crosses a byte.
+        let x = u64::from_le_bytes(word) ^ NL;
+        mask = !(((x & LO7) + LO7) | x | LO7);
+    })
+}
