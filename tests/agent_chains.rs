@@ -32,6 +32,10 @@ impl Disk for Counted {
         self.ask("symlink_metadata", path);
         Live.symlink_metadata(path)
     }
+    fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.ask("resolution_metadata", path);
+        Live.resolution_metadata(path)
+    }
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         self.ask("canonicalize", path);
         Live.canonicalize(path)
@@ -319,5 +323,78 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
             agent != Agent::AgentZero,
             "{agent:?}: {shared:?}, seed {seed}"
         );
+    }
+}
+
+/// `Remembered::canonicalize` builds `realpath` from its parents' real
+/// paths and one `lstat` per step: over random trees of links (to files,
+/// to directories, relative, absolute, through `..`, dangling, in loops,
+/// through a file) and unreadable directories, asked for random paths in a
+/// random order through one memory, it gives what `realpath` gives, error
+/// codes included.
+#[test]
+fn remembered_realpath_is_realpath() {
+    use std::os::unix::fs::PermissionsExt;
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_REALPATH_SEED");
+    let mut rng = crate::common::Rng::new(seed);
+    const NAMES: &[&str] = &["a", "b", "c", "AGENTS.md", "x.md", ".claude", "rules"];
+    for case in 0..40 {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let mut dirs = vec![base.clone()];
+        let mut made = vec![base.clone()];
+        for _ in 0..12 {
+            let at = rng.pick(&dirs).join(rng.pick(NAMES));
+            if fs::create_dir(&at).is_ok() {
+                dirs.push(at.clone());
+                made.push(at);
+            }
+        }
+        for _ in 0..10 {
+            let at = rng.pick(&dirs).join(rng.pick(NAMES));
+            if fs::write(&at, "text").is_ok() {
+                made.push(at);
+            }
+        }
+        for _ in 0..10 {
+            let at = rng.pick(&dirs).join(rng.pick(NAMES));
+            let target: PathBuf = match rng.below(5) {
+                0 => rng.pick(&made).clone(),
+                1 => PathBuf::from(rng.pick(NAMES)),
+                2 => Path::new("..").join(rng.pick(NAMES)),
+                3 => rng.pick(&made).join(rng.pick(NAMES)),
+                _ => at.clone(),
+            };
+            if symlink(&target, &at).is_ok() {
+                made.push(at);
+            }
+        }
+        // Running as root, a mode does not stop a lookup; elsewhere it does.
+        let locked = rng.pick(&dirs).clone();
+        if locked != base && rng.chance(30) {
+            fs::set_permissions(&locked, fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        let mut asked: Vec<PathBuf> = Vec::new();
+        for _ in 0..60 {
+            let mut path = rng.pick(&made).clone();
+            for _ in 0..rng.below(3) {
+                path.push(rng.pick(NAMES));
+            }
+            asked.push(path);
+        }
+        let remembered = Remembered::over(&Live);
+        for path in &asked {
+            let ours = remembered.canonicalize(path);
+            let real = fs::canonicalize(path);
+            let label = format!("seed {seed} case {case}: {}", path.display());
+            match (ours, real) {
+                (Ok(ours), Ok(real)) => assert_eq!(ours, real, "{label}"),
+                (Err(ours), Err(real)) => {
+                    assert_eq!(ours.raw_os_error(), real.raw_os_error(), "{label}")
+                }
+                (ours, real) => panic!("{label}: {ours:?} but realpath gives {real:?}"),
+            }
+        }
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
     }
 }

@@ -7,10 +7,12 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs::{self, FileType, Metadata};
-use std::hash::Hash;
+use std::hash::BuildHasherDefault;
 use std::io::{self, Read as _};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::FxHasher;
 
 /// What a model asks of the file system (the `std::fs` calls of the same
 /// names; `readable` is `access(R_OK)`).
@@ -32,6 +34,12 @@ pub trait Disk: Sync {
     fn read_link(&self, path: &Path) -> io::Result<PathBuf>;
     /// Whether the current user may read it (a directory too).
     fn readable(&self, path: &Path) -> bool;
+    /// `lstat` as path resolution sees the file system: what
+    /// [`canonicalize`](Disk::canonicalize) finds at each step (a view that
+    /// hides paths from the models, like [`Confined`], hides nothing here).
+    fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.symlink_metadata(path)
+    }
 }
 
 /// The file system itself.
@@ -91,22 +99,29 @@ impl Kept {
     }
 }
 
-/// One question's answers, by path: each asked of the system once, even
-/// when several threads ask at the same time (the others wait for it).
-struct Answers<K, T>(Mutex<HashMap<K, Arc<Answer<T>>>>);
+/// One question's answers, by the bytes of the path (and any other key
+/// parts): each asked of the system once, even when several threads ask
+/// at the same time (the others wait for it). Keys are bytes hashed with
+/// Fx: `Path`'s own `Hash` parses components, which was a tenth of an
+/// `audit --agents` run. Two spellings of one path are two keys, which
+/// only costs a second question.
+struct Answers<T>(Mutex<HashMap<Vec<u8>, Arc<Answer<T>>, BuildHasherDefault<FxHasher>>>);
 
 /// One answer, once it is known.
 type Answer<T> = OnceLock<Result<T, Kept>>;
 
-impl<K: Hash + Eq, T: Clone> Answers<K, T> {
-    fn new() -> Answers<K, T> {
-        Answers(Mutex::new(HashMap::new()))
+impl<T: Clone> Answers<T> {
+    fn new() -> Answers<T> {
+        Answers(Mutex::new(HashMap::default()))
     }
-    fn get(&self, key: K, ask: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    fn get(&self, key: &[u8], ask: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
         // A poisoned lock only means another thread panicked mid-insert.
         let cell = {
             let mut answers = self.0.lock().unwrap_or_else(|p| p.into_inner());
-            Arc::clone(answers.entry(key).or_default())
+            match answers.get(key) {
+                Some(cell) => Arc::clone(cell),
+                None => Arc::clone(answers.entry(key.to_vec()).or_default()),
+            }
         };
         cell.get_or_init(|| ask().map_err(|e| Kept::of(&e)))
             .clone()
@@ -114,18 +129,24 @@ impl<K: Hash + Eq, T: Clone> Answers<K, T> {
     }
 }
 
+/// A path's bytes, as an [`Answers`] key.
+fn key(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
+}
+
 /// The file system (`inner`), each answer asked once and kept (for one
 /// look at a tree whose files do not change meanwhile).
 pub struct Remembered<'a> {
     inner: &'a dyn Disk,
-    metadata: Answers<PathBuf, Metadata>,
-    symlink_metadata: Answers<PathBuf, Metadata>,
-    canonicalize: Answers<PathBuf, PathBuf>,
-    read: Answers<PathBuf, Vec<u8>>,
-    read_prefix: Answers<(PathBuf, u64), Vec<u8>>,
-    read_dir: Answers<PathBuf, Vec<(OsString, FileType)>>,
-    read_link: Answers<PathBuf, PathBuf>,
-    readable: Answers<PathBuf, bool>,
+    metadata: Answers<Metadata>,
+    symlink_metadata: Answers<Metadata>,
+    resolution_metadata: Answers<Metadata>,
+    canonicalize: Answers<PathBuf>,
+    read: Answers<Vec<u8>>,
+    read_prefix: Answers<Vec<u8>>,
+    read_dir: Answers<Vec<(OsString, FileType)>>,
+    read_link: Answers<PathBuf>,
+    readable: Answers<bool>,
 }
 
 impl<'a> Remembered<'a> {
@@ -135,6 +156,7 @@ impl<'a> Remembered<'a> {
             inner,
             metadata: Answers::new(),
             symlink_metadata: Answers::new(),
+            resolution_metadata: Answers::new(),
             canonicalize: Answers::new(),
             read: Answers::new(),
             read_prefix: Answers::new(),
@@ -145,38 +167,69 @@ impl<'a> Remembered<'a> {
     }
 }
 
+impl Remembered<'_> {
+    /// `realpath` of an absolute path without `.`, `..`, doubled or
+    /// trailing slashes: the parent's real path (remembered) and one
+    /// remembered `lstat` of the name under it, so that the paths of a
+    /// tree share their ancestors' steps instead of each `realpath`
+    /// reading a link at every component again (that was 21k `readlink`
+    /// calls for 14k files). The same calls in the same order as
+    /// `realpath`'s own walk, so the same answer and the same error; a
+    /// link, and any other path, is left to `inner`.
+    fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
+        let plain = path.is_absolute()
+            && path
+                .components()
+                .all(|c| !matches!(c, Component::ParentDir))
+            && key(&path.components().collect::<PathBuf>()) == key(path);
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return self.inner.canonicalize(path);
+        };
+        if !plain {
+            return self.inner.canonicalize(path);
+        }
+        let real = self.canonicalize(parent)?.join(name);
+        if self.resolution_metadata(&real)?.file_type().is_symlink() {
+            self.inner.canonicalize(&real)
+        } else {
+            Ok(real)
+        }
+    }
+}
+
 impl Disk for Remembered<'_> {
     fn metadata(&self, path: &Path) -> io::Result<Metadata> {
-        self.metadata
-            .get(path.to_path_buf(), || self.inner.metadata(path))
+        self.metadata.get(key(path), || self.inner.metadata(path))
     }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
         self.symlink_metadata
-            .get(path.to_path_buf(), || self.inner.symlink_metadata(path))
+            .get(key(path), || self.inner.symlink_metadata(path))
+    }
+    fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.resolution_metadata
+            .get(key(path), || self.inner.resolution_metadata(path))
     }
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        self.canonicalize
-            .get(path.to_path_buf(), || self.inner.canonicalize(path))
+        self.canonicalize.get(key(path), || self.resolve(path))
     }
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.read.get(path.to_path_buf(), || self.inner.read(path))
+        self.read.get(key(path), || self.inner.read(path))
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        self.read_prefix.get((path.to_path_buf(), limit), || {
-            self.inner.read_prefix(path, limit)
-        })
+        let mut with_limit = key(path).to_vec();
+        with_limit.extend_from_slice(&limit.to_le_bytes());
+        self.read_prefix
+            .get(&with_limit, || self.inner.read_prefix(path, limit))
     }
     fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>> {
-        self.read_dir
-            .get(path.to_path_buf(), || self.inner.read_dir(path))
+        self.read_dir.get(key(path), || self.inner.read_dir(path))
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
-        self.read_link
-            .get(path.to_path_buf(), || self.inner.read_link(path))
+        self.read_link.get(key(path), || self.inner.read_link(path))
     }
     fn readable(&self, path: &Path) -> bool {
         self.readable
-            .get(path.to_path_buf(), || Ok(self.inner.readable(path)))
+            .get(key(path), || Ok(self.inner.readable(path)))
             .unwrap_or(false)
     }
 }
@@ -261,5 +314,9 @@ impl Disk for Confined<'_> {
     }
     fn readable(&self, path: &Path) -> bool {
         self.visible(path) && self.inner.readable(path)
+    }
+    fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        // As `canonicalize`: where a path leads is not hidden.
+        self.inner.resolution_metadata(path)
     }
 }

@@ -102,7 +102,14 @@ pub(super) fn lint(files: &[PathBuf], disk: &dyn Disk, found: &mut Found) {
                 .ok()
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         };
-        if let Some(rules) = cursor_rules_dir(file) {
+        let cursor = mentions(file, "/.cursor/rules/");
+        if !cursor
+            && !mentions(file, "/.github/instructions/")
+            && file.file_name().is_none_or(|n| n != ".cursorrules")
+        {
+            continue;
+        }
+        if let Some(rules) = cursor.then(|| cursor_rules_dir(file)).flatten() {
             if file.extension().is_some_and(|e| e == "mdc") {
                 if let Some(text) = text() {
                     cursor_rule(file, &text, rules, files, found);
@@ -162,6 +169,12 @@ fn lint_warning(
 /// one.
 fn cursor_rules_dir(file: &Path) -> Option<&Path> {
     holder_of(file, ".cursor", "rules")
+}
+
+/// Whether `file`'s path holds `needle` (a quick test before [`holder_of`],
+/// which walks every ancestor, for each of the tree's many files).
+fn mentions(file: &Path, needle: &str) -> bool {
+    String::from_utf8_lossy(file.as_os_str().as_encoded_bytes()).contains(needle)
 }
 
 /// The repository root of a `.github/instructions/**/*.instructions.md`.

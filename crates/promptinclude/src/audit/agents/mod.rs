@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::agents::disk::{Disk, Live, Remembered};
@@ -109,11 +110,18 @@ pub fn audit_tree_on(
         }
     };
     let root = dirs[0].clone();
-    let chains: Vec<AgentChains> = agents
-        .iter()
-        .map(|&agent| chains_of(agent, &root, setup, &disk))
-        .collect();
-    let files = files_under(&dirs, &disk);
+    let memo = tokenize::Memo::new();
+    // The agents share the remembered answers; each one's chains are
+    // independent work, as are the warnings' inputs below.
+    let (chains, files) = rayon::join(
+        || {
+            agents
+                .par_iter()
+                .map(|&agent| chains_of(agent, &root, setup, &disk, &memo))
+                .collect::<Vec<AgentChains>>()
+        },
+        || files_under(&root, &disk),
+    );
     let warnings = warnings::collect(&root, &chains, &files, &disk);
     TreeAudit {
         root,
@@ -123,11 +131,17 @@ pub fn audit_tree_on(
 }
 
 /// One agent's contexts in every directory, grouped into chains.
-fn chains_of(agent: Agent, root: &Path, setup: &Setup<'_>, disk: &Remembered<'_>) -> AgentChains {
+fn chains_of(
+    agent: Agent,
+    root: &Path,
+    setup: &Setup<'_>,
+    disk: &Remembered<'_>,
+    memo: &tokenize::Memo,
+) -> AgentChains {
     match contexts_shared(agent, root, setup.home, setup.env, disk) {
         Ok(contexts) => AgentChains {
             agent,
-            chains: group(contexts),
+            chains: group(contexts, memo),
             error: None,
         },
         Err(error) => AgentChains {
@@ -140,7 +154,7 @@ fn chains_of(agent: Agent, root: &Path, setup: &Setup<'_>, disk: &Remembered<'_>
 
 /// Contexts with the same files, limit and notes make one chain; a
 /// directory given as an ancestor's ([`Shared::As`]) is on its chain.
-fn group(contexts: Vec<(PathBuf, Shared)>) -> Vec<Chain> {
+fn group(contexts: Vec<(PathBuf, Shared)>, memo: &tokenize::Memo) -> Vec<Chain> {
     type Key = (
         Option<PathBuf>,
         Vec<crate::agents::ContextFile>,
@@ -174,31 +188,44 @@ fn group(contexts: Vec<(PathBuf, Shared)>) -> Vec<Chain> {
             None => {
                 index.insert(key, chains.len());
                 chain_of.push(chains.len());
-                let raw = context.raw().unwrap_or_default();
                 chains.push(Chain {
                     start: dir.clone(),
                     dirs: vec![dir],
-                    bytes: raw.len(),
-                    tokens: tokenize::count(&raw),
+                    bytes: 0,
+                    tokens: 0,
                     context,
                 });
             }
         }
     }
+    // Each chain's text is counted once, the chains in parallel; their
+    // texts repeat the same files in other framings, which the memo counts
+    // once.
+    chains.par_iter_mut().for_each(|chain| {
+        let raw = chain.context.raw().unwrap_or_default();
+        chain.bytes = raw.len();
+        chain.tokens = memo.count(&raw);
+    });
     chains
 }
 
-/// Every file of the tree (not `.git`'s; links not followed), by path.
-fn files_under(dirs: &[PathBuf], disk: &dyn Disk) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in dirs {
-        for (name, kind) in disk.read_dir(dir).unwrap_or_default() {
+/// Every file of the tree at `root` (not `.git`'s; links not followed), by
+/// path: each directory's entries in name order, a directory's files where
+/// its name falls, which is `Path`'s order without sorting every path.
+fn files_under(root: &Path, disk: &dyn Disk) -> Vec<PathBuf> {
+    fn visit(dir: &Path, disk: &dyn Disk, files: &mut Vec<PathBuf>) {
+        let mut entries = disk.read_dir(dir).unwrap_or_default();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (name, kind) in entries {
             if !kind.is_dir() {
                 files.push(dir.join(name));
+            } else if name != ".git" {
+                visit(&dir.join(name), disk, files);
             }
         }
     }
-    files.sort();
+    let mut files = Vec::new();
+    visit(root, disk, &mut files);
     files
 }
 
