@@ -9,14 +9,15 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use promptinclude::agents::Agent;
-use promptinclude::audit::agents::{audit_tree, AgentWarningKind, Setup};
+use promptinclude::agents::{agent_zero, Agent};
+use promptinclude::audit::agents::{audit_tree, audit_tree_knowing, AgentWarningKind, Setup};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::warnings::WarningKind;
 use promptinclude::audit::{audit_root_at, write_record, FileStatus, RootAudit};
 use promptinclude::batch::Batch;
 use promptinclude::index::LiveIndexFacts;
+use promptinclude::trust::ReadPolicy;
 use promptinclude::RootError;
 
 use super::args::{AuditArgs, FailOn};
@@ -136,6 +137,9 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
         home: &home,
         env: &env,
     };
+    let host_scan = agents.contains(&Agent::AgentZero)
+        && resolver == agent_zero::host_resolver(&env)
+        && args.read.policy(false) == ReadPolicy::reference();
     let gates = Gates::new(args);
     let mut summary = Summary::default();
     let mut status = ExitStatus::Success;
@@ -148,7 +152,22 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
             let (mut report, scan) =
                 audit_root_at(scanner, &planned.root, &planned.source, &planned.notes, rev)?;
             if !agents.is_empty() && report.is_dir {
-                report.agents = Some(audit_tree(&agents, &planned.root, &setup));
+                // Agent Zero loads what this scan found when the scan is
+                // the one its host makes: its configuration and read policy,
+                // from the physical root (the paths it names).
+                let known = (host_scan && rev.is_none())
+                    .then(|| std::fs::canonicalize(&planned.root).ok())
+                    .flatten()
+                    .filter(|real| *real == planned.root)
+                    .map(|real| {
+                        let section =
+                            promptinclude::render(scan.result(), &scanner.config().name_pattern);
+                        agent_zero::from_scan(real, scan.result(), section)
+                    });
+                report.agents = Some(match known {
+                    Some(known) => audit_tree_knowing(&agents, &planned.root, &setup, known),
+                    None => audit_tree(&agents, &planned.root, &setup),
+                });
             }
             if args.live_index && report.is_dir {
                 if let Ok(scanner) = planned.shared_scanner() {

@@ -774,3 +774,63 @@ fn a_relative_agent_directory_is_resolved_from_each_start() {
         .iter()
         .any(|f| f.path.ends_with("sub/AGENTS.md")));
 }
+
+/// `audit --agents agent-zero` takes Agent Zero's context from the audit's
+/// own scan when that scan is the one the host makes (no flags), and scans
+/// again when it is not (a flag changes the audit's budget, not the
+/// host's): either way the chain is what `context --agent agent-zero`
+/// says, over random trees of rule files.
+#[test]
+fn agent_zeros_chain_is_its_context_with_or_without_the_audits_scan() {
+    let seed = common::fresh_seed("PROMPTINCLUDE_AGENT_ZERO_AUDIT_SEED");
+    let mut rng = Rng::new(seed);
+    for case in 0..6 {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap().join("tree");
+        common::random_tree(&mut rng, &root);
+        let root_arg = root.to_string_lossy().into_owned();
+        for flags in [&[][..], &["--max-total-tokens", "40"][..]] {
+            let label = format!("seed {seed} case {case} flags {flags:?}");
+            let mut args = vec!["audit", "--agents", "agent-zero", "--json"];
+            args.extend(flags);
+            args.push(&root_arg);
+            let out = common::command(common::binary())
+                .args(&args)
+                .env_remove("PROMPTINCLUDE_CONFIG")
+                .output()
+                .unwrap();
+            let text = String::from_utf8(out.stdout).unwrap();
+            let record: serde_json::Value = text
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .find(|r| r["type"] == "root")
+                .unwrap_or_else(|| panic!("{label}: no root record"));
+            let agent = &record["agents"]["agents"][0];
+            let out = common::command(common::binary())
+                .args([
+                    "context",
+                    "--agent",
+                    "agent-zero",
+                    "--json",
+                    "--cwd",
+                    &root_arg,
+                ])
+                .output()
+                .unwrap();
+            let context: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            match agent["chains"].as_array() {
+                Some(chains) if !chains.is_empty() => {
+                    let chain = &chains[0];
+                    assert_eq!(chain["files"], context["files"], "{label}");
+                    assert_eq!(chain["bytes"], context["raw_bytes"], "{label}");
+                    assert_eq!(chain["tokens"], context["raw_tokens"], "{label}");
+                    assert_eq!(chain["notes"], context["notes"], "{label}");
+                }
+                _ => assert!(
+                    agent["error"].is_string() && context["files"].is_null(),
+                    "{label}: {agent} / {context}"
+                ),
+            }
+        }
+    }
+}

@@ -3,12 +3,14 @@
 //! ([`Batch::render_root`]), with the host's configuration (the project's
 //! `.a0proj` settings, `A0_SET_` variables).
 
+use std::ffi::OsString;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 use crate::batch::Batch;
-use crate::model::Status;
+use crate::config::env;
+use crate::model::{ScanResult, Status};
 use crate::project::Resolver;
 use crate::trust::ReadPolicy;
 
@@ -61,6 +63,17 @@ pub fn reference_digest(dir: &Path) -> std::io::Result<String> {
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// The configuration Agent Zero's host starts from: its defaults with
+/// the `A0_SET_` variables of `env` (each project's own settings are read
+/// by the scan).
+pub fn host_resolver(env: &dyn Fn(&str) -> Option<OsString>) -> Resolver {
+    let mut resolver = Resolver::default();
+    let lookup = |name: &str| env(name).and_then(|v| v.into_string().ok());
+    resolver.base_notes.env = env::apply(&mut resolver.base, lookup);
+    resolver.env = resolver.base_notes.env.clone();
+    resolver
+}
+
 /// What the Prompt Include plugin puts into Agent Zero's system prompt for
 /// a project at `cwd`, its configuration decided by `resolver`.
 pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextError> {
@@ -77,7 +90,15 @@ pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextE
     let (scan, section) = batch
         .render_root(&cwd, |scanner, root| scanner.scan_at(root, None))
         .map_err(|e| scan_error(e.to_string()))?;
-    let result = scan.result();
+    Ok(from_scan(cwd, scan.result(), section))
+}
+
+/// [`context`] from a scan already made of the project at `cwd` (its
+/// physical path), with the host's configuration ([`host_resolver`]) and
+/// the reference's read policy, and the section rendered from it: what
+/// `audit --agents` takes from the audit's own scan instead of scanning
+/// the tree again.
+pub fn from_scan(cwd: PathBuf, result: &ScanResult, section: String) -> AgentContext {
     let files = result
         .files
         .iter()
@@ -116,7 +137,7 @@ pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextE
             text: section,
         }]
     };
-    Ok(AgentContext {
+    AgentContext {
         agent: Agent::AgentZero,
         cwd,
         root: None,
@@ -124,5 +145,5 @@ pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextE
         limit: None,
         parts,
         notes,
-    })
+    }
 }

@@ -41,7 +41,6 @@ use super::disk::{Disk, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
 };
-use crate::tokenize;
 
 /// The Codex CLI version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "0.171.0";
@@ -294,7 +293,7 @@ fn global_text(disk: &dyn Disk, codex_home: &Path, files: &mut Vec<ContextFile>)
                     path: path.clone(),
                     role: Role::Global,
                     bytes: Some(len),
-                    tokens: tokenize::count(trimmed),
+                    tokens: disk.count_tokens(trimmed),
                     outcome: Outcome::Loaded,
                     parent: None,
                 });
@@ -440,7 +439,7 @@ fn project_texts(
         } else {
             Outcome::Loaded
         };
-        outcomes.push((outcome, tokenize::count(&text)));
+        outcomes.push((outcome, disk.count_tokens(&text)));
         parts.push(text);
     }
     let mut outcomes = outcomes.into_iter();

@@ -40,6 +40,11 @@ pub trait Disk: Sync {
     fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
         self.symlink_metadata(path)
     }
+    /// cl100k_base tokens of `text` (a text read through this file
+    /// system; [`Remembered`] counts what repeats once).
+    fn count_tokens(&self, text: &str) -> usize {
+        crate::tokenize::count(text)
+    }
 }
 
 /// The file system itself.
@@ -147,6 +152,7 @@ pub struct Remembered<'a> {
     read_dir: Answers<Vec<(OsString, FileType)>>,
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
+    counts: crate::tokenize::Memo,
 }
 
 impl<'a> Remembered<'a> {
@@ -163,6 +169,7 @@ impl<'a> Remembered<'a> {
             read_dir: Answers::new(),
             read_link: Answers::new(),
             readable: Answers::new(),
+            counts: crate::tokenize::Memo::new(),
         }
     }
 }
@@ -231,6 +238,9 @@ impl Disk for Remembered<'_> {
         self.readable
             .get(key(path), || Ok(self.inner.readable(path)))
             .unwrap_or(false)
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        self.counts.count(text)
     }
 }
 
@@ -318,5 +328,8 @@ impl Disk for Confined<'_> {
     fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
         // As `canonicalize`: where a path leads is not hidden.
         self.inner.resolution_metadata(path)
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        self.inner.count_tokens(text)
     }
 }

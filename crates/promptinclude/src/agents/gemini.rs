@@ -38,7 +38,6 @@ use serde_json::Value;
 use super::disk::{Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
-use crate::tokenize;
 
 /// The Gemini CLI version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "0.61.0";
@@ -214,7 +213,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
                 path: path.clone(),
                 role,
                 bytes,
-                tokens: tokenize::count(trimmed),
+                tokens: disk.count_tokens(trimmed),
                 outcome: Outcome::Loaded,
                 parent: None,
             });

@@ -22,9 +22,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::config::env;
-use crate::project::Resolver;
-
 /// An agent whose context loading is modelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -321,15 +318,7 @@ pub fn context_on(
         Some(ModelStart::ClaudeCode(s)) => claude_code::context_on(&s, disk),
         Some(ModelStart::Gemini(s)) => gemini::context_on(&s, disk),
         Some(ModelStart::Pi(s)) => pi::context_on(&s, disk),
-        None => {
-            // The host's default configuration, with its A0_SET_ variables;
-            // each project's own settings are read by the scan.
-            let mut resolver = Resolver::default();
-            let lookup = |name: &str| (start.env)(name).and_then(|v| v.into_string().ok());
-            resolver.base_notes.env = env::apply(&mut resolver.base, lookup);
-            resolver.env = resolver.base_notes.env.clone();
-            agent_zero::context(&resolver, start.cwd)
-        }
+        None => agent_zero::context(&agent_zero::host_resolver(start.env), start.cwd),
     }
 }
 

@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 
 use super::disk::{Disk, Live};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
-use crate::tokenize;
 
 /// The pi version this model reproduces (`tests/pi/package.json`).
 pub const VERSION: &str = "0.73.1";
@@ -86,7 +85,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
                 f.outcome == Outcome::Loaded && f.path.to_string_lossy() == path.as_str()
             })?;
             let mut file = files.remove(index);
-            file.tokens = tokenize::count(text);
+            file.tokens = disk.count_tokens(text);
             Some(file)
         })
         .collect();

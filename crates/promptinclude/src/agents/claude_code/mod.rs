@@ -39,7 +39,6 @@ use std::path::{Path, PathBuf};
 use super::disk::{Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
-use crate::tokenize;
 
 /// The Claude Code version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "2.1.332";
@@ -249,7 +248,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set: Claude Code loads no instruction file"
                 .to_string(),
         );
-        return Ok(finish(cwd, Vec::new(), Vec::new(), notes));
+        return Ok(finish(disk, cwd, Vec::new(), Vec::new(), notes));
     }
     let config = match start.config_dir {
         Some(dir) => normalize(&cwd.join(dir)),
@@ -357,7 +356,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         let unseen = unseen(found, &items);
         items = with_agents_files(items, unseen);
     }
-    Ok(finish(cwd, items, skipped, notes))
+    Ok(finish(disk, cwd, items, skipped, notes))
 }
 
 /// Whether Claude Code started in `start.cwd` loads what it loads in the
@@ -688,6 +687,7 @@ fn with_agents_files(mut items: Vec<Item>, agents: Vec<Item>) -> Vec<Item> {
 
 /// The context: the files sent, in order, then those not sent.
 fn finish(
+    disk: &dyn Disk,
     cwd: PathBuf,
     items: Vec<Item>,
     skipped: Vec<ContextFile>,
@@ -717,7 +717,7 @@ fn finish(
             path: i.path.clone(),
             role: i.kind.role(),
             bytes: Some(i.bytes),
-            tokens: tokenize::count(js_trim(&i.content)),
+            tokens: disk.count_tokens(js_trim(&i.content)),
             outcome: Outcome::Loaded,
             parent: i.parent.clone(),
         })

@@ -25,7 +25,6 @@ use serde::Serialize;
 use crate::agents::disk::{Disk, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
 use crate::agents::{contexts_shared, directories, Agent, AgentContext, ByteLimit, Shared};
-use crate::tokenize;
 pub use warnings::{AgentWarning, AgentWarningKind};
 
 /// Where one agent loads the same context files: the directories it may be
@@ -83,12 +82,35 @@ pub fn audit_tree(agents: &[Agent], root: &Path, setup: &Setup<'_>) -> TreeAudit
     audit_tree_on(agents, root, setup, &Live)
 }
 
+/// [`audit_tree`] with Agent Zero's context already known (from the
+/// audit's own scan of the tree: [`crate::agents::agent_zero::from_scan`]),
+/// so the tree is not scanned again for it. `agent_zero` must be what
+/// Agent Zero loads started at the tree's root.
+pub fn audit_tree_knowing(
+    agents: &[Agent],
+    root: &Path,
+    setup: &Setup<'_>,
+    agent_zero: AgentContext,
+) -> TreeAudit {
+    audit_tree_from(agents, root, setup, &Live, Some(agent_zero))
+}
+
 /// [`audit_tree`], looking at the files through `files` (once each).
 pub fn audit_tree_on(
     agents: &[Agent],
     root: &Path,
     setup: &Setup<'_>,
     files: &dyn Disk,
+) -> TreeAudit {
+    audit_tree_from(agents, root, setup, files, None)
+}
+
+fn audit_tree_from(
+    agents: &[Agent],
+    root: &Path,
+    setup: &Setup<'_>,
+    files: &dyn Disk,
+    agent_zero: Option<AgentContext>,
 ) -> TreeAudit {
     let disk = Remembered::over(files);
     let dirs = match directories(root, &disk) {
@@ -110,14 +132,20 @@ pub fn audit_tree_on(
         }
     };
     let root = dirs[0].clone();
-    let memo = tokenize::Memo::new();
     // The agents share the remembered answers; each one's chains are
     // independent work, as are the warnings' inputs below.
     let (chains, files) = rayon::join(
         || {
             agents
                 .par_iter()
-                .map(|&agent| chains_of(agent, &root, setup, &disk, &memo))
+                .map(|&agent| match &agent_zero {
+                    Some(known) if agent == Agent::AgentZero && known.cwd == root => AgentChains {
+                        agent,
+                        chains: group(vec![(root.clone(), Shared::Own(known.clone()))], &disk),
+                        error: None,
+                    },
+                    _ => chains_of(agent, &root, setup, &disk),
+                })
                 .collect::<Vec<AgentChains>>()
         },
         || files_under(&root, &disk),
@@ -131,17 +159,11 @@ pub fn audit_tree_on(
 }
 
 /// One agent's contexts in every directory, grouped into chains.
-fn chains_of(
-    agent: Agent,
-    root: &Path,
-    setup: &Setup<'_>,
-    disk: &Remembered<'_>,
-    memo: &tokenize::Memo,
-) -> AgentChains {
+fn chains_of(agent: Agent, root: &Path, setup: &Setup<'_>, disk: &Remembered<'_>) -> AgentChains {
     match contexts_shared(agent, root, setup.home, setup.env, disk) {
         Ok(contexts) => AgentChains {
             agent,
-            chains: group(contexts, memo),
+            chains: group(contexts, disk),
             error: None,
         },
         Err(error) => AgentChains {
@@ -154,7 +176,7 @@ fn chains_of(
 
 /// Contexts with the same files, limit and notes make one chain; a
 /// directory given as an ancestor's ([`Shared::As`]) is on its chain.
-fn group(contexts: Vec<(PathBuf, Shared)>, memo: &tokenize::Memo) -> Vec<Chain> {
+fn group(contexts: Vec<(PathBuf, Shared)>, disk: &Remembered<'_>) -> Vec<Chain> {
     type Key = (
         Option<PathBuf>,
         Vec<crate::agents::ContextFile>,
@@ -204,7 +226,7 @@ fn group(contexts: Vec<(PathBuf, Shared)>, memo: &tokenize::Memo) -> Vec<Chain> 
     chains.par_iter_mut().for_each(|chain| {
         let raw = chain.context.raw().unwrap_or_default();
         chain.bytes = raw.len();
-        chain.tokens = memo.count(&raw);
+        chain.tokens = disk.count_tokens(&raw);
     });
     chains
 }
