@@ -110,7 +110,10 @@ impl Kept {
 /// Fx: `Path`'s own `Hash` parses components, which was a tenth of an
 /// `audit --agents` run. Two spellings of one path are two keys, which
 /// only costs a second question.
-struct Answers<T>(Mutex<HashMap<Vec<u8>, Arc<Answer<T>>, BuildHasherDefault<FxHasher>>>);
+struct Answers<T>(Mutex<ByPath<Arc<Answer<T>>>>);
+
+/// A map keyed by path bytes.
+type ByPath<V> = HashMap<Vec<u8>, V, BuildHasherDefault<FxHasher>>;
 
 /// One answer, once it is known.
 type Answer<T> = OnceLock<Result<T, Kept>>;
