@@ -54,10 +54,19 @@ pub fn any_match(
     base: &Path,
     files: &[PathBuf],
 ) -> Option<bool> {
-    let mut below = files
-        .iter()
-        .filter_map(|f| f.strip_prefix(base).ok())
-        .map(|rel| rel.to_string_lossy().into_owned());
+    // By bytes: the paths are whole (no `.`, no doubled `/`), and
+    // `Path::strip_prefix` parsing components was most of a dead-scope
+    // check over a large tree.
+    let base = base.as_os_str().as_encoded_bytes();
+    let mut below = files.iter().filter_map(|f| {
+        let rest = f.as_os_str().as_encoded_bytes().strip_prefix(base)?;
+        let rel = if base.ends_with(b"/") {
+            rest
+        } else {
+            rest.strip_prefix(b"/")?
+        };
+        (!rel.is_empty()).then(|| String::from_utf8_lossy(rel))
+    });
     match syntax {
         Syntax::Glob | Syntax::Lenient => {
             let mut set = GlobSetBuilder::new();
@@ -70,7 +79,7 @@ pub fn any_match(
                 }
             }
             let set = set.build().ok()?;
-            Some(below.any(|rel| set.is_match(&rel)))
+            Some(below.any(|rel| set.is_match(&*rel)))
         }
         Syntax::Gitignore => {
             let lowered: Vec<String> = patterns
