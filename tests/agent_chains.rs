@@ -40,7 +40,7 @@ impl Disk for Counted {
         self.ask("canonicalize", path);
         Live.canonicalize(path)
     }
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+    fn read(&self, path: &Path) -> io::Result<std::sync::Arc<[u8]>> {
         self.ask("read", path);
         Live.read(path)
     }

@@ -192,7 +192,7 @@ pub(crate) fn adds_nothing(start: &Start<'_>, parent: &AgentContext, disk: &dyn 
 /// The settings in `path` (the defaults when there is no such file).
 fn read_settings(disk: &dyn Disk, path: &Path) -> Result<Settings, ContextError> {
     let text = match disk.read(path).and_then(|b| {
-        String::from_utf8(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+        String::from_utf8(b.to_vec()).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Settings::default()),

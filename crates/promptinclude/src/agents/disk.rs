@@ -23,8 +23,9 @@ pub trait Disk: Sync {
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata>;
     /// `realpath`.
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf>;
-    /// The whole file.
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// The whole file (shared: a remembered file is not copied for each
+    /// directory that reads it).
+    fn read(&self, path: &Path) -> io::Result<Arc<[u8]>>;
     /// The file's first `limit` bytes.
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
     /// A directory's entries in the system's order, with their types (links
@@ -60,8 +61,8 @@ impl Disk for Live {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         fs::canonicalize(path)
     }
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        fs::read(path)
+    fn read(&self, path: &Path) -> io::Result<Arc<[u8]>> {
+        fs::read(path).map(Arc::from)
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         let mut bytes = Vec::new();
@@ -150,7 +151,7 @@ pub struct Remembered<'a> {
     symlink_metadata: Answers<Metadata>,
     resolution_metadata: Answers<Metadata>,
     canonicalize: Answers<PathBuf>,
-    read: Answers<Vec<u8>>,
+    read: Answers<Arc<[u8]>>,
     read_prefix: Answers<Vec<u8>>,
     read_dir: Answers<Vec<(OsString, FileType)>>,
     read_link: Answers<PathBuf>,
@@ -222,7 +223,7 @@ impl Disk for Remembered<'_> {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         self.canonicalize.get(key(path), || self.resolve(path))
     }
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+    fn read(&self, path: &Path) -> io::Result<Arc<[u8]>> {
         self.read.get(key(path), || self.inner.read(path))
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
@@ -313,7 +314,7 @@ impl Disk for Confined<'_> {
         // is followed, as the agent follows it on either side).
         self.inner.canonicalize(path)
     }
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+    fn read(&self, path: &Path) -> io::Result<Arc<[u8]>> {
         self.hidden(path, || self.inner.read(path))
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {

@@ -332,7 +332,7 @@ fn bytes_of(disk: &dyn Disk, path: &Path) -> Option<u64> {
 fn read_json(disk: &dyn Disk, path: &Path) -> Value {
     let Ok(text) = disk
         .read(path)
-        .map(|b| String::from_utf8(b).unwrap_or_default())
+        .map(|b| String::from_utf8(b.to_vec()).unwrap_or_default())
     else {
         return Value::Null;
     };

@@ -748,7 +748,7 @@ fn not_sent(item: &Item, outcome: Outcome) -> ContextFile {
 
 /// What reading a candidate gave.
 enum Read {
-    Text(Vec<u8>),
+    Text(std::sync::Arc<[u8]>),
     Missing,
     NotFile,
     TooLarge(u64),

@@ -201,12 +201,13 @@ pub(super) fn collect(
     disk: &dyn Disk,
 ) -> Vec<AgentWarning> {
     let mut found = Found::new(root);
+    let mut measured = HashMap::new();
     for agent in chains {
         for chain in &agent.chains {
             outcomes(agent.agent, chain, disk, &mut found);
             duplicates(agent.agent, chain, disk, &mut found);
             if agent.agent == Agent::ClaudeCode {
-                over_recommended(chain, disk, &mut found);
+                over_recommended(chain, disk, &mut measured, &mut found);
             }
         }
         if agent.agent == Agent::ClaudeCode {
@@ -323,7 +324,7 @@ fn in_own_imports(import: &ContextFile, files: &[ContextFile], disk: &dyn Disk) 
 /// same text in two files.
 fn duplicates(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
     let mut by_target: HashMap<PathBuf, &Path> = HashMap::new();
-    let mut by_text: HashMap<Vec<u8>, &Path> = HashMap::new();
+    let mut by_text: HashMap<std::sync::Arc<[u8]>, &Path> = HashMap::new();
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
         let target = disk
             .canonicalize(&f.path)
@@ -361,13 +362,25 @@ fn duplicates(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
 
 /// Claude Code's files past the size it warns about ("Large CLAUDE.md will
 /// impact performance (45.1k chars > 40.0k)", in `/status` and at start).
-fn over_recommended(chain: &Chain, disk: &dyn Disk, found: &mut Found) {
+/// Each file is measured once (`measured`, by path), however many chains
+/// send it.
+fn over_recommended(
+    chain: &Chain,
+    disk: &dyn Disk,
+    measured: &mut HashMap<PathBuf, Option<usize>>,
+    found: &mut Found,
+) {
     let max = claude_code::RECOMMENDED_MAX_CHARS;
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
-        let Ok(bytes) = disk.read(&f.path) else {
+        let chars = measured.entry(f.path.clone()).or_insert_with(|| {
+            let bytes = disk.read(&f.path).ok()?;
+            Some(claude_code::measured_chars(&String::from_utf8_lossy(
+                &bytes,
+            )))
+        });
+        let Some(chars) = *chars else {
             continue;
         };
-        let chars = claude_code::measured_chars(&String::from_utf8_lossy(&bytes));
         if chars > max {
             let message = format!(
                 "{chars} characters: Claude Code warns past {max} (on 200k-token models) that a file this large will impact performance"
