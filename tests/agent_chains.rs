@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::fs::{self, FileType, Metadata};
+use std::fs::{self, Metadata};
 use std::io;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ impl Disk for Counted {
         self.ask("read_prefix", &path.join(limit.to_string()));
         Live.read_prefix(path, limit)
     }
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>> {
+    fn read_dir(&self, path: &Path) -> io::Result<promptinclude::agents::disk::Listing> {
         self.ask("read_dir", path);
         Live.read_dir(path)
     }

@@ -30,7 +30,7 @@ pub trait Disk: Sync {
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
     /// A directory's entries in the system's order, with their types (links
     /// not followed).
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>>;
+    fn read_dir(&self, path: &Path) -> io::Result<Listing>;
     /// A link's target.
     fn read_link(&self, path: &Path) -> io::Result<PathBuf>;
     /// Whether the current user may read it (a directory too).
@@ -47,6 +47,10 @@ pub trait Disk: Sync {
         crate::tokenize::count(text)
     }
 }
+
+/// A directory's entries (shared: a remembered listing is not copied for
+/// each question about the directory).
+pub type Listing = Arc<[(OsString, FileType)]>;
 
 /// The file system itself.
 pub struct Live;
@@ -69,13 +73,13 @@ impl Disk for Live {
         fs::File::open(path)?.take(limit).read_to_end(&mut bytes)?;
         Ok(bytes)
     }
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>> {
+    fn read_dir(&self, path: &Path) -> io::Result<Listing> {
         let mut entries = Vec::new();
         for entry in fs::read_dir(path)? {
             let entry = entry?;
             entries.push((entry.file_name(), entry.file_type()?));
         }
-        Ok(entries)
+        Ok(entries.into())
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
         fs::read_link(path)
@@ -153,7 +157,7 @@ pub struct Remembered<'a> {
     canonicalize: Answers<PathBuf>,
     read: Answers<Arc<[u8]>>,
     read_prefix: Answers<Vec<u8>>,
-    read_dir: Answers<Vec<(OsString, FileType)>>,
+    read_dir: Answers<Listing>,
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
     counts: crate::tokenize::Memo,
@@ -232,7 +236,7 @@ impl Disk for Remembered<'_> {
         self.read_prefix
             .get(&with_limit, || self.inner.read_prefix(path, limit))
     }
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>> {
+    fn read_dir(&self, path: &Path) -> io::Result<Listing> {
         self.read_dir.get(key(path), || self.inner.read_dir(path))
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
@@ -320,7 +324,7 @@ impl Disk for Confined<'_> {
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         self.hidden(path, || self.inner.read_prefix(path, limit))
     }
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<(OsString, FileType)>> {
+    fn read_dir(&self, path: &Path) -> io::Result<Listing> {
         self.hidden(path, || self.inner.read_dir(path))
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {

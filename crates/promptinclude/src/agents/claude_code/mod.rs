@@ -569,9 +569,10 @@ impl<'a> Walk<'a> {
             return Vec::new();
         };
         let mut items = Vec::new();
-        for (name, kind_of) in entries {
-            let path = dir.join(&name);
-            let named = discovered.unwrap_or(dir).join(&name);
+        for (name, kind_of) in entries.iter() {
+            let (name, kind_of) = (name.as_os_str(), *kind_of);
+            let path = dir.join(name);
+            let named = discovered.unwrap_or(dir).join(name);
             // Claude Code names every entry by its real path (through a
             // linked rules directory too) and follows links to their type.
             let (target, meta) = if kind_of.is_symlink() {
@@ -582,7 +583,7 @@ impl<'a> Walk<'a> {
             } else {
                 (self.disk.canonicalize(&path).unwrap_or(path), kind_of)
             };
-            let elsewhere = resolved.as_ref().is_some_and(|r| target != r.join(&name))
+            let elsewhere = resolved.as_ref().is_some_and(|r| target != r.join(name))
                 && !inside(&target, self.cwd);
             if elsewhere && !anywhere {
                 continue;

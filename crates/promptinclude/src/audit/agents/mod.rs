@@ -17,6 +17,7 @@ pub mod warnings;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -236,7 +237,8 @@ fn group(contexts: Vec<(PathBuf, Shared)>, disk: &Remembered<'_>) -> Vec<Chain> 
 /// its name falls, which is `Path`'s order without sorting every path.
 fn files_under(root: &Path, disk: &dyn Disk) -> Vec<PathBuf> {
     fn visit(dir: &Path, disk: &dyn Disk, files: &mut Vec<PathBuf>) {
-        let mut entries = disk.read_dir(dir).unwrap_or_default();
+        let listing = disk.read_dir(dir).unwrap_or_else(|_| Vec::new().into());
+        let mut entries: Vec<&(OsString, FileType)> = listing.iter().collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (name, kind) in entries {
             if !kind.is_dir() {
