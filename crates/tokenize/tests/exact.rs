@@ -12,30 +12,8 @@ use promptinclude_tokenize::{
 };
 use std::collections::HashSet;
 
-/// xorshift64* — deterministic, dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-    fn char_in(&mut self, lo: u32, hi: u32) -> char {
-        loop {
-            if let Some(c) = char::from_u32(lo + self.below((hi - lo + 1) as usize) as u32) {
-                return c;
-            }
-        }
-    }
-}
+mod support;
+use support::{iterations, Rng};
 
 const WORDS: &[&str] = &[
     "the",
@@ -158,21 +136,6 @@ fn random_text(rng: &mut Rng, units: usize) -> String {
         s.push_str(&unit);
     }
     s
-}
-
-/// Iterations scaled for the build: full in release, a tenth in debug builds,
-/// times `PI_SOAK` (e.g. `PI_SOAK=20` for a long soak run).
-fn iterations(release: usize) -> usize {
-    let soak: usize = std::env::var("PI_SOAK")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    let base = if cfg!(debug_assertions) {
-        release / 10
-    } else {
-        release
-    };
-    base * soak
 }
 
 fn tiktoken_count(text: &str) -> usize {

@@ -11,56 +11,8 @@
 use promptinclude_tokenize::{chunk_bounds, count, is_cut, Memo};
 use rayon::prelude::*;
 
-/// xorshift64* — deterministic, dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        // xorshift must not start at 0.
-        Rng(seed ^ 0x9e37_79b9_7f4a_7c15 | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-}
-
-/// The seed from `var`, or a fresh one; printed either way.
-fn fresh_seed(var: &str) -> u64 {
-    let seed = std::env::var(var)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
-    eprintln!("seed {seed} ({var}={seed} repeats it)");
-    seed
-}
-
-/// Rounds scaled for the build: a tenth in debug builds, times `PI_SOAK`.
-fn iterations(release: usize) -> usize {
-    let soak: usize = std::env::var("PI_SOAK")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    let base = if cfg!(debug_assertions) {
-        release / 10
-    } else {
-        release
-    };
-    base * soak
-}
+mod support;
+use support::{fresh_seed, iterations, Rng};
 
 const WORDS: &[&str] = &[
     "the",
