@@ -151,6 +151,8 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
         |_, planned, scanner| {
             let (mut report, scan) =
                 audit_root_at(scanner, &planned.root, &planned.source, &planned.notes, rev)?;
+            let render = || promptinclude::render(scan.result(), &scanner.config().name_pattern);
+            let section = with_content.then(render);
             if !agents.is_empty() && report.is_dir {
                 // Agent Zero loads what this scan found when the scan is
                 // the one its host makes: its configuration and read policy,
@@ -160,9 +162,8 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                     .flatten()
                     .filter(|real| *real == planned.root)
                     .map(|real| {
-                        let section =
-                            promptinclude::render(scan.result(), &scanner.config().name_pattern);
-                        agent_zero::from_scan(real, scan.result(), section)
+                        let text = section.clone().unwrap_or_else(render);
+                        agent_zero::from_scan(real, scan.result(), text)
                     });
                 report.agents = Some(match known {
                     Some(known) => audit_tree_knowing(&agents, &planned.root, &setup, known),
@@ -174,8 +175,6 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                     report.live_index = Some(LiveIndexFacts::of(&planned.root, scanner));
                 }
             }
-            let section = with_content
-                .then(|| promptinclude::render(scan.result(), &scanner.config().name_pattern));
             Ok((report, section))
         },
         |i, planned, report| {

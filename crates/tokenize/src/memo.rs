@@ -209,47 +209,10 @@ impl Memo {
 pub fn chunk_bounds(text: &str) -> Vec<usize> {
     let mut bounds = vec![0];
     bounds.extend(
-        newlines(text.as_bytes())
+        memchr::memchr_iter(b'\n', text.as_bytes())
             .map(|i| i + 1)
             .filter(|&p| is_cut(text, p)),
     );
     bounds.push(text.len());
     bounds
-}
-
-/// Positions of the `\n` bytes in `bytes`, in order, found eight bytes at
-/// a time.
-fn newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    const LO7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const NL: u64 = 0x0a0a_0a0a_0a0a_0a0a;
-    let mut next_word = 0;
-    let mut word_start = 0;
-    // Bit 7 of byte k set where byte k of the word is `\n`.
-    let mut mask = 0u64;
-    std::iter::from_fn(move || loop {
-        if mask != 0 {
-            let i = word_start + (mask.trailing_zeros() / 8) as usize;
-            mask &= mask - 1;
-            return Some(i);
-        }
-        if next_word >= bytes.len() {
-            return None;
-        }
-        word_start = next_word;
-        let rest = &bytes[word_start..];
-        let word = match rest.first_chunk::<8>() {
-            Some(word) => *word,
-            None => {
-                let mut word = [0; 8];
-                word[..rest.len()].copy_from_slice(rest);
-                word
-            }
-        };
-        next_word = word_start + 8;
-        // Zero bytes of `x` are the `\n` bytes (the padding is 0, not `\n`):
-        // bit 7 of `(x & LO7) + LO7` is set for a nonzero low seven bits,
-        // of `x` for a set eighth; no carry crosses a byte.
-        let x = u64::from_le_bytes(word) ^ NL;
-        mask = !(((x & LO7) + LO7) | x | LO7);
-    })
 }

@@ -192,17 +192,16 @@ impl Remembered<'_> {
     /// `realpath`'s own walk, so the same answer and the same error; a
     /// link, and any other path, is left to `inner`.
     fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
+        // `components` drops `.`, doubled and trailing slashes: a path it
+        // gives back byte for byte has none of them.
         let plain = path.is_absolute()
             && path
                 .components()
                 .all(|c| !matches!(c, Component::ParentDir))
             && key(&path.components().collect::<PathBuf>()) == key(path);
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        let (true, Some(parent), Some(name)) = (plain, path.parent(), path.file_name()) else {
             return self.inner.canonicalize(path);
         };
-        if !plain {
-            return self.inner.canonicalize(path);
-        }
         let real = self.canonicalize(parent)?.join(name);
         if self.resolution_metadata(&real)?.file_type().is_symlink() {
             self.inner.canonicalize(&real)

@@ -285,7 +285,7 @@ pub fn directories(root: &Path, disk: &dyn disk::Disk) -> Result<Vec<PathBuf>, C
     while i < dirs.len() {
         let mut below: Vec<PathBuf> = disk
             .read_dir(&dirs[i])
-            .unwrap_or_else(|_| Vec::new().into())
+            .unwrap_or_default()
             .iter()
             .filter(|(name, kind)| kind.is_dir() && name != ".git")
             .map(|(name, _)| dirs[i].join(name))

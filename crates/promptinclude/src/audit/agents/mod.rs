@@ -139,14 +139,7 @@ fn audit_tree_from(
         || {
             agents
                 .par_iter()
-                .map(|&agent| match &agent_zero {
-                    Some(known) if agent == Agent::AgentZero && known.cwd == root => AgentChains {
-                        agent,
-                        chains: group(vec![(root.clone(), Shared::Own(known.clone()))], &disk),
-                        error: None,
-                    },
-                    _ => chains_of(agent, &root, setup, &disk),
-                })
+                .map(|&agent| chains_of(agent, &root, setup, &disk, agent_zero.as_ref()))
                 .collect::<Vec<AgentChains>>()
         },
         || files_under(&root, &disk),
@@ -159,9 +152,22 @@ fn audit_tree_from(
     }
 }
 
-/// One agent's contexts in every directory, grouped into chains.
-fn chains_of(agent: Agent, root: &Path, setup: &Setup<'_>, disk: &Remembered<'_>) -> AgentChains {
-    match contexts_shared(agent, root, setup.home, setup.env, disk) {
+/// One agent's contexts in every directory, grouped into chains
+/// (Agent Zero's is `agent_zero` when that is known for `root`).
+fn chains_of(
+    agent: Agent,
+    root: &Path,
+    setup: &Setup<'_>,
+    disk: &Remembered<'_>,
+    agent_zero: Option<&AgentContext>,
+) -> AgentChains {
+    let contexts = match agent_zero {
+        Some(known) if agent == Agent::AgentZero && known.cwd == root => {
+            Ok(vec![(root.to_path_buf(), Shared::Own(known.clone()))])
+        }
+        _ => contexts_shared(agent, root, setup.home, setup.env, disk),
+    };
+    match contexts {
         Ok(contexts) => AgentChains {
             agent,
             chains: group(contexts, disk),
@@ -237,7 +243,7 @@ fn group(contexts: Vec<(PathBuf, Shared)>, disk: &Remembered<'_>) -> Vec<Chain> 
 /// its name falls, which is `Path`'s order without sorting every path.
 fn files_under(root: &Path, disk: &dyn Disk) -> Vec<PathBuf> {
     fn visit(dir: &Path, disk: &dyn Disk, files: &mut Vec<PathBuf>) {
-        let listing = disk.read_dir(dir).unwrap_or_else(|_| Vec::new().into());
+        let listing = disk.read_dir(dir).unwrap_or_default();
         let mut entries: Vec<&(OsString, FileType)> = listing.iter().collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (name, kind) in entries {
