@@ -398,3 +398,184 @@ fn remembered_realpath_is_realpath() {
         fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
+
+/// The system as a directory that folds case (vfat, a case-folding ext4
+/// directory) or one that can be listed but not searched would answer:
+/// below a `folding` directory a name is found whatever its ASCII case;
+/// below a `locked` one nothing is found ("permission denied").
+struct Twisted {
+    folding: Vec<PathBuf>,
+    locked: Vec<PathBuf>,
+}
+
+impl Twisted {
+    /// The path the system would look up for `path`, or its refusal.
+    fn lookup(&self, path: &Path) -> io::Result<PathBuf> {
+        let Some(parent) = path.parent() else {
+            return Ok(path.to_path_buf());
+        };
+        if self.locked.iter().any(|l| path.starts_with(l) && path != l) {
+            return Err(io::Error::from_raw_os_error(13));
+        }
+        let name = path.file_name().unwrap_or_default();
+        if self.folding.iter().any(|f| f == parent) {
+            if let Ok(entries) = fs::read_dir(parent) {
+                for entry in entries.flatten() {
+                    let found = entry.file_name();
+                    if found
+                        .as_encoded_bytes()
+                        .eq_ignore_ascii_case(name.as_encoded_bytes())
+                    {
+                        return Ok(parent.join(found));
+                    }
+                }
+            }
+        }
+        Ok(path.to_path_buf())
+    }
+}
+
+impl Disk for Twisted {
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        Live.metadata(&self.lookup(path)?)
+    }
+    fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        Live.symlink_metadata(&self.lookup(path)?)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.lookup(path)?;
+        Live.canonicalize(path)
+    }
+    fn read(&self, path: &Path) -> io::Result<std::sync::Arc<[u8]>> {
+        Live.read(&self.lookup(path)?)
+    }
+    fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        Live.read_prefix(&self.lookup(path)?, limit)
+    }
+    fn read_dir(&self, path: &Path) -> io::Result<promptinclude::agents::disk::Listing> {
+        Live.read_dir(&self.lookup(path)?)
+    }
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        Live.read_link(&self.lookup(path)?)
+    }
+    fn readable(&self, path: &Path) -> bool {
+        self.lookup(path).is_ok_and(|p| Live.readable(&p))
+    }
+}
+
+/// One answer of a [`Disk`], comparable: what the question found, or the
+/// error code.
+fn answer(disk: &dyn Disk, question: usize, path: &Path) -> String {
+    fn shown<T: std::fmt::Debug>(r: io::Result<T>) -> String {
+        match r {
+            Ok(found) => format!("{found:?}"),
+            Err(e) => format!("error {:?}", e.raw_os_error()),
+        }
+    }
+    let kind = |m: Metadata| (m.file_type(), m.len());
+    match question {
+        0 => shown(disk.metadata(path).map(kind)),
+        1 => shown(disk.symlink_metadata(path).map(kind)),
+        2 => shown(disk.resolution_metadata(path).map(kind)),
+        3 => shown(disk.canonicalize(path)),
+        4 => shown(disk.read(path)),
+        5 => shown(disk.read_prefix(path, 2)),
+        6 => shown(disk.read_dir(path).map(|listing| {
+            let mut names: Vec<OsString> = listing.iter().map(|(n, _)| n.clone()).collect();
+            names.sort();
+            names
+        })),
+        7 => shown(disk.read_link(path)),
+        _ => format!("readable {}", disk.readable(path)),
+    }
+}
+
+/// `Remembered` answers some questions without asking: a name missing from
+/// its directory's remembered listing, or below a directory that is not
+/// there. Over random trees whose names differ only in case or lie outside
+/// ASCII (`K` as the Kelvin sign), with directories that fold case or
+/// cannot be searched, every answer to random questions about random paths,
+/// asked in a random order through one memory after random listings, is
+/// the one the file system itself gives.
+#[test]
+fn remembered_answers_are_the_systems() {
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_ANSWERS_SEED");
+    let mut rng = crate::common::Rng::new(seed);
+    const NAMES: &[&str] = &[
+        "a",
+        "A",
+        "b",
+        "AGENTS.md",
+        "agents.md",
+        "CLAUDE.md",
+        ".claude",
+        "rules",
+        "\u{212A}",
+        "K",
+        "k",
+        "1",
+    ];
+    for case in 0..40 {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let mut dirs = vec![base.clone()];
+        let mut made = vec![base.clone()];
+        for _ in 0..10 {
+            let at = rng.pick(&dirs).join(rng.pick(NAMES));
+            if fs::create_dir(&at).is_ok() {
+                dirs.push(at.clone());
+                made.push(at);
+            }
+        }
+        for _ in 0..12 {
+            let at = rng.pick(&dirs).join(rng.pick(NAMES));
+            if fs::write(&at, "text").is_ok() {
+                made.push(at);
+            }
+        }
+        for _ in 0..4 {
+            let at = rng.pick(&dirs).join(rng.pick(NAMES));
+            if symlink(rng.pick(NAMES), &at).is_ok() {
+                made.push(at);
+            }
+        }
+        let mut twisted = Twisted {
+            folding: Vec::new(),
+            locked: Vec::new(),
+        };
+        for _ in 0..rng.below(3) {
+            twisted.folding.push(rng.pick(&dirs).clone());
+        }
+        if rng.chance(40) {
+            twisted.locked.push(rng.pick(&dirs).clone());
+        }
+        let remembered = Remembered::over(&twisted);
+        let mut asked = 0;
+        for _ in 0..80 {
+            let mut path = rng.pick(&made).clone();
+            for _ in 0..rng.below(3) {
+                path.push(rng.pick(NAMES));
+            }
+            // Listings first, mostly, so that most questions can be
+            // answered from them.
+            let mut question = if rng.chance(30) { 6 } else { rng.below(9) };
+            // `Twisted` folds case only in its own lookups, not in the
+            // `realpath` it leaves to the system.
+            if question == 3 && twisted.folding.iter().any(|f| path.starts_with(f)) {
+                question = 1;
+            }
+            let ours = answer(&remembered, question, &path);
+            let real = answer(&twisted, question, &path);
+            assert_eq!(
+                ours,
+                real,
+                "seed {seed} case {case}: question {question} about {} (folding {:?}, locked {:?})",
+                path.display(),
+                twisted.folding,
+                twisted.locked
+            );
+            asked += 1;
+        }
+        assert_eq!(asked, 80);
+    }
+}

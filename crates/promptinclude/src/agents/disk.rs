@@ -5,10 +5,11 @@
 //! walk does, whatever the number of directories that share it.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, FileType, Metadata};
 use std::hash::BuildHasherDefault;
 use std::io::{self, Read as _};
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -127,6 +128,14 @@ impl<T: Clone> Answers<T> {
     fn new() -> Answers<T> {
         Answers(Mutex::new(HashMap::default()))
     }
+    /// The answer for `key` if it is known already (nothing is asked).
+    fn known(&self, key: &[u8]) -> Option<io::Result<T>> {
+        let cell = {
+            let answers = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(answers.get(key)?)
+        };
+        cell.get().map(|answer| answer.clone().map_err(Kept::again))
+    }
     fn get(&self, key: &[u8], ask: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
         // A poisoned lock only means another thread panicked mid-insert.
         let cell = {
@@ -160,6 +169,7 @@ pub struct Remembered<'a> {
     read_dir: Answers<Listing>,
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
+    exact_lookup: Answers<bool>,
     counts: crate::tokenize::Memo,
 }
 
@@ -177,6 +187,7 @@ impl<'a> Remembered<'a> {
             read_dir: Answers::new(),
             read_link: Answers::new(),
             readable: Answers::new(),
+            exact_lookup: Answers::new(),
             counts: crate::tokenize::Memo::new(),
         }
     }
@@ -192,14 +203,7 @@ impl Remembered<'_> {
     /// `realpath`'s own walk, so the same answer and the same error; a
     /// link, and any other path, is left to `inner`.
     fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
-        // `components` drops `.`, doubled and trailing slashes: a path it
-        // gives back byte for byte has none of them.
-        let plain = path.is_absolute()
-            && path
-                .components()
-                .all(|c| !matches!(c, Component::ParentDir))
-            && key(&path.components().collect::<PathBuf>()) == key(path);
-        let (true, Some(parent), Some(name)) = (plain, path.parent(), path.file_name()) else {
+        let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
             return self.inner.canonicalize(path);
         };
         let real = self.canonicalize(parent)?.join(name);
@@ -209,41 +213,155 @@ impl Remembered<'_> {
             Ok(real)
         }
     }
+
+    /// Whether the system would answer "no such file" for `path` whatever
+    /// is asked about it, known without asking: its parent directory's
+    /// listing is remembered already and lacks its name, and looking up a
+    /// name in that directory is an exact byte match ([`Self::exact_lookup`]).
+    /// The agents look for a handful of names in every directory of a tree
+    /// (`CLAUDE.md`, `.claude`, `GEMINI.md`, ...), and most are not there:
+    /// that was a third of an `audit --agents` run's system calls.
+    fn known_absent(&self, path: &Path) -> bool {
+        let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
+            return false;
+        };
+        let name = name.as_encoded_bytes();
+        // Past these lengths the system says "name too long" instead.
+        if name.len() > 255 || key(path).len() >= 4096 || !name.is_ascii() {
+            return false;
+        }
+        match self.read_dir.known(key(parent)) {
+            Some(Ok(listing)) => {
+                !listing
+                    .iter()
+                    .any(|(entry, _)| entry.as_encoded_bytes() == name)
+                    && self
+                        .exact_lookup
+                        .get(key(parent), || Ok(self.exact_lookup(parent, &listing)))
+                        .unwrap_or(false)
+            }
+            Some(Err(e)) if e.raw_os_error() == Some(NOT_FOUND) => true,
+            // Nothing is below a directory that is not there (its own
+            // `lstat` is remembered, and known without asking where its
+            // parent is listed).
+            _ => self
+                .symlink_metadata(parent)
+                .is_err_and(|e| e.raw_os_error() == Some(NOT_FOUND)),
+        }
+    }
+
+    /// Whether a name is found in directory `dir` (listed as `listing`)
+    /// exactly when it is one of the listing's names byte for byte, for
+    /// names in ASCII. Not so in a directory that cannot be searched (the
+    /// answer is "permission denied"), one whose file system folds case
+    /// (vfat, a case-folding ext4, f2fs or tmpfs directory, XFS made
+    /// `ascii-ci`, a share from a case-insensitive host), or one that
+    /// normalises Unicode, where a name outside ASCII can match an ASCII
+    /// one (`U+212A KELVIN SIGN` is `K`). So: every name listed is ASCII,
+    /// and one listed name with its case swapped (a name not listed) is
+    /// asked for and not found. Case folding and searchability hold for a
+    /// whole directory, so one question answers for all its names; where
+    /// no name can be swapped, nothing is assumed.
+    fn exact_lookup(&self, dir: &Path, listing: &Listing) -> bool {
+        let names: Vec<&[u8]> = listing
+            .iter()
+            .map(|(name, _)| name.as_encoded_bytes())
+            .collect();
+        if !names.iter().all(|name| name.is_ascii()) {
+            return false;
+        }
+        let swapped = names.iter().find_map(|name| {
+            let swapped: Vec<u8> = name
+                .iter()
+                .map(|&b| match b {
+                    b'a'..=b'z' => b.to_ascii_uppercase(),
+                    b'A'..=b'Z' => b.to_ascii_lowercase(),
+                    _ => b,
+                })
+                .collect();
+            (swapped != *name && !names.contains(&swapped.as_slice())).then_some(swapped)
+        });
+        swapped.is_some_and(|swapped| {
+            let probe = dir.join(OsStr::from_bytes(&swapped));
+            self.inner
+                .symlink_metadata(&probe)
+                .is_err_and(|e| e.raw_os_error() == Some(NOT_FOUND))
+        })
+    }
+
+    /// Asks `ask` unless `path` is [known absent](Self::known_absent).
+    fn unless_absent<T>(&self, path: &Path, ask: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        if self.known_absent(path) {
+            Err(io::Error::from_raw_os_error(NOT_FOUND))
+        } else {
+            ask()
+        }
+    }
+}
+
+/// `ENOENT`.
+const NOT_FOUND: i32 = rustix::io::Errno::NOENT.raw_os_error();
+
+/// The parent of an absolute path without `.`, `..`, doubled or trailing
+/// slashes, whose last component is then its name (`None` for any other
+/// path).
+fn plain_parent(path: &Path) -> Option<&Path> {
+    // `components` drops `.`, doubled and trailing slashes: a path it
+    // gives back byte for byte has none of them.
+    let plain = path.is_absolute()
+        && path
+            .components()
+            .all(|c| !matches!(c, Component::ParentDir))
+        && key(&path.components().collect::<PathBuf>()) == key(path);
+    plain.then(|| path.parent()).flatten()
 }
 
 impl Disk for Remembered<'_> {
     fn metadata(&self, path: &Path) -> io::Result<Metadata> {
-        self.metadata.get(key(path), || self.inner.metadata(path))
+        self.metadata.get(key(path), || {
+            self.unless_absent(path, || self.inner.metadata(path))
+        })
     }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
-        self.symlink_metadata
-            .get(key(path), || self.inner.symlink_metadata(path))
+        self.symlink_metadata.get(key(path), || {
+            self.unless_absent(path, || self.inner.symlink_metadata(path))
+        })
     }
     fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
-        self.resolution_metadata
-            .get(key(path), || self.inner.resolution_metadata(path))
+        self.resolution_metadata.get(key(path), || {
+            self.unless_absent(path, || self.inner.resolution_metadata(path))
+        })
     }
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         self.canonicalize.get(key(path), || self.resolve(path))
     }
     fn read(&self, path: &Path) -> io::Result<Arc<[u8]>> {
-        self.read.get(key(path), || self.inner.read(path))
+        self.read.get(key(path), || {
+            self.unless_absent(path, || self.inner.read(path))
+        })
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         let mut with_limit = key(path).to_vec();
         with_limit.extend_from_slice(&limit.to_le_bytes());
-        self.read_prefix
-            .get(&with_limit, || self.inner.read_prefix(path, limit))
+        self.read_prefix.get(&with_limit, || {
+            self.unless_absent(path, || self.inner.read_prefix(path, limit))
+        })
     }
     fn read_dir(&self, path: &Path) -> io::Result<Listing> {
-        self.read_dir.get(key(path), || self.inner.read_dir(path))
+        self.read_dir.get(key(path), || {
+            self.unless_absent(path, || self.inner.read_dir(path))
+        })
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
-        self.read_link.get(key(path), || self.inner.read_link(path))
+        self.read_link.get(key(path), || {
+            self.unless_absent(path, || self.inner.read_link(path))
+        })
     }
     fn readable(&self, path: &Path) -> bool {
         self.readable
-            .get(key(path), || Ok(self.inner.readable(path)))
+            .get(key(path), || {
+                Ok(!self.known_absent(path) && self.inner.readable(path))
+            })
             .unwrap_or(false)
     }
     fn count_tokens(&self, text: &str) -> usize {
