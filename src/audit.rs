@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use promptinclude::agents::{agent_zero, Agent};
-use promptinclude::audit::agents::{audit_tree, audit_tree_knowing, AgentWarningKind, Setup};
+use promptinclude::audit::agents::{audit_tree_knowing, AgentWarningKind, Known, Setup};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::warnings::WarningKind;
@@ -149,26 +149,35 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let with_content = args.html_include_content;
     batch.run(
         |_, planned, scanner| {
-            let (mut report, scan) =
-                audit_root_at(scanner, &planned.root, &planned.source, &planned.notes, rev)?;
+            // The agents' audit of the tree takes the directories the
+            // audit's walk listed, when both name them alike (a physical
+            // root on disk).
+            let physical = rev.is_none()
+                && !agents.is_empty()
+                && std::fs::canonicalize(&planned.root).is_ok_and(|real| real == planned.root);
+            let (mut report, scan, listings) = audit_root_at(
+                scanner,
+                &planned.root,
+                &planned.source,
+                &planned.notes,
+                rev,
+                physical,
+            )?;
             let render = || promptinclude::render(scan.result(), &scanner.config().name_pattern);
             let section = with_content.then(render);
             if !agents.is_empty() && report.is_dir {
                 // Agent Zero loads what this scan found when the scan is
                 // the one its host makes: its configuration and read policy,
                 // from the physical root (the paths it names).
-                let known = (host_scan && rev.is_none())
-                    .then(|| std::fs::canonicalize(&planned.root).ok())
-                    .flatten()
-                    .filter(|real| *real == planned.root)
-                    .map(|real| {
-                        let text = section.clone().unwrap_or_else(render);
-                        agent_zero::from_scan(real, scan.result(), text)
-                    });
-                report.agents = Some(match known {
-                    Some(known) => audit_tree_knowing(&agents, &planned.root, &setup, known),
-                    None => audit_tree(&agents, &planned.root, &setup),
+                let agent_zero = (host_scan && physical).then(|| {
+                    let text = section.clone().unwrap_or_else(render);
+                    agent_zero::from_scan(planned.root.clone(), scan.result(), text)
                 });
+                let known = Known {
+                    agent_zero,
+                    listings,
+                };
+                report.agents = Some(audit_tree_knowing(&agents, &planned.root, &setup, known));
             }
             if args.live_index && report.is_dir {
                 if let Ok(scanner) = planned.shared_scanner() {

@@ -10,7 +10,7 @@ use std::fs::{self, FileType, Metadata};
 use std::hash::BuildHasherDefault;
 use std::io::{self, Read as _};
 use std::os::unix::ffi::OsStrExt as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHasher;
@@ -42,6 +42,13 @@ pub trait Disk: Sync {
     fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
         self.symlink_metadata(path)
     }
+    /// A fact about `path` (named `what`) that follows from this file
+    /// system alone, as `compute` finds it ([`Remembered`] computes each
+    /// once).
+    fn fact(&self, what: &'static str, path: &Path, compute: &dyn Fn() -> bool) -> bool {
+        let _ = (what, path);
+        compute()
+    }
     /// cl100k_base tokens of `text` (a text read through this file
     /// system; [`Remembered`] counts what repeats once).
     fn count_tokens(&self, text: &str) -> usize {
@@ -51,7 +58,52 @@ pub trait Disk: Sync {
 
 /// A directory's entries (shared: a remembered listing is not copied for
 /// each question about the directory).
-pub type Listing = Arc<[(OsString, FileType)]>;
+pub type Listing = Arc<[(OsString, EntryType)]>;
+
+/// Directories' listings by the bytes of their paths, made by another walk
+/// of the same tree ([`Remembered::knowing`]).
+pub type Listings = Vec<(Vec<u8>, Listing)>;
+
+/// What a directory entry is, as listing its directory says (links not
+/// followed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryType {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link.
+    Symlink,
+    /// A fifo, socket or device.
+    Other,
+}
+
+impl EntryType {
+    /// The type `std` gives.
+    pub fn of(file_type: FileType) -> EntryType {
+        if file_type.is_file() {
+            EntryType::File
+        } else if file_type.is_dir() {
+            EntryType::Dir
+        } else if file_type.is_symlink() {
+            EntryType::Symlink
+        } else {
+            EntryType::Other
+        }
+    }
+    /// A directory (not a link to one).
+    pub fn is_dir(self) -> bool {
+        self == EntryType::Dir
+    }
+    /// A regular file (not a link to one).
+    pub fn is_file(self) -> bool {
+        self == EntryType::File
+    }
+    /// A symbolic link.
+    pub fn is_symlink(self) -> bool {
+        self == EntryType::Symlink
+    }
+}
 
 /// The file system itself.
 pub struct Live;
@@ -78,7 +130,7 @@ impl Disk for Live {
         let mut entries = Vec::new();
         for entry in fs::read_dir(path)? {
             let entry = entry?;
-            entries.push((entry.file_name(), entry.file_type()?));
+            entries.push((entry.file_name(), EntryType::of(entry.file_type()?)));
         }
         Ok(entries.into())
     }
@@ -170,6 +222,7 @@ pub struct Remembered<'a> {
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
     exact_lookup: Answers<bool>,
+    facts: Answers<bool>,
     counts: crate::tokenize::Memo,
 }
 
@@ -188,12 +241,25 @@ impl<'a> Remembered<'a> {
             read_link: Answers::new(),
             readable: Answers::new(),
             exact_lookup: Answers::new(),
+            facts: Answers::new(),
             counts: crate::tokenize::Memo::new(),
         }
     }
 }
 
 impl Remembered<'_> {
+    /// The same, with `listings` (made by another look at the same tree)
+    /// remembered as what listing those directories gives.
+    pub fn knowing(self, listings: Listings) -> Self {
+        {
+            let mut known = self.read_dir.0.lock().unwrap_or_else(|p| p.into_inner());
+            for (path, listing) in listings {
+                known.insert(path, Arc::new(OnceLock::from(Ok(listing))));
+            }
+        }
+        self
+    }
+
     /// `realpath` of an absolute path without `.`, `..`, doubled or
     /// trailing slashes: the parent's real path (remembered) and one
     /// remembered `lstat` of the name under it, so that the paths of a
@@ -306,13 +372,12 @@ const NOT_FOUND: i32 = rustix::io::Errno::NOENT.raw_os_error();
 /// slashes, whose last component is then its name (`None` for any other
 /// path).
 fn plain_parent(path: &Path) -> Option<&Path> {
-    // `components` drops `.`, doubled and trailing slashes: a path it
-    // gives back byte for byte has none of them.
-    let plain = path.is_absolute()
-        && path
-            .components()
-            .all(|c| !matches!(c, Component::ParentDir))
-        && key(&path.components().collect::<PathBuf>()) == key(path);
+    let bytes = key(path);
+    let plain = bytes.len() > 1
+        && bytes[0] == b'/'
+        && bytes[1..]
+            .split(|&b| b == b'/')
+            .all(|name| !matches!(name, b"" | b"." | b".."));
     plain.then(|| path.parent()).flatten()
 }
 
@@ -363,6 +428,12 @@ impl Disk for Remembered<'_> {
                 Ok(!self.known_absent(path) && self.inner.readable(path))
             })
             .unwrap_or(false)
+    }
+    fn fact(&self, what: &'static str, path: &Path, compute: &dyn Fn() -> bool) -> bool {
+        let mut named = what.as_bytes().to_vec();
+        named.push(0);
+        named.extend_from_slice(key(path));
+        self.facts.get(&named, || Ok(compute())).unwrap_or(false)
     }
     fn count_tokens(&self, text: &str) -> usize {
         self.counts.count(text)

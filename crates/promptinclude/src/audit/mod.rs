@@ -22,6 +22,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::agents::disk::Listings;
 use crate::budget::path_cost;
 use crate::config::env::EnvValue;
 use crate::config::{Config, Key, LoadNotes, Number};
@@ -196,7 +197,7 @@ pub fn audit_root(
     source: &ConfigSource,
     notes: &LoadNotes,
 ) -> Result<RootAudit, Error> {
-    audit_root_at(scanner, root, source, notes, None).map(|(audit, _)| audit)
+    audit_root_at(scanner, root, source, notes, None, false).map(|(audit, _, _)| audit)
 }
 
 /// [`audit_root`], or with `rev` the git revision `rev` of `root` read as a
@@ -207,21 +208,26 @@ pub fn audit_root(
 /// never discovered, unlistable directories, nested repositories and
 /// symlink checks (a link a checkout could not read is reported as
 /// unreadable, with the reason).
+///
+/// With `keep_listings` (and no `rev`), also hands back every directory's
+/// listing the audit's walk made, for the agents' audit of the same tree
+/// ([`agents::Known`]).
 pub fn audit_root_at(
     scanner: &Scanner,
     root: &Path,
     source: &ConfigSource,
     notes: &LoadNotes,
     rev: Option<&str>,
-) -> Result<(RootAudit, RootScan), Error> {
+    keep_listings: bool,
+) -> Result<(RootAudit, RootScan, Listings), Error> {
     // Without the git feature there is never a snapshot to read from.
     #[cfg_attr(not(feature = "git"), allow(unused_mut))]
     let AuditScan {
         scan,
-        exhaustive,
+        mut exhaustive,
         expansions,
         mut snapshot,
-    } = scan_for_audit(scanner, root, rev)?;
+    } = scan_for_audit(scanner, root, rev, keep_listings)?;
     let config = scanner.config();
     let mut warnings = root_warnings(&scan, config, source, notes, root);
     let mut context = FileContext {
@@ -269,7 +275,7 @@ pub fn audit_root_at(
         agents: None,
         live_index: None,
     };
-    Ok((audit, scan))
+    Ok((audit, scan, std::mem::take(&mut exhaustive.listings)))
 }
 
 /// A root scanned for the audit: the scan, what its walk missed, the host
@@ -288,14 +294,19 @@ type Snapshot = crate::git::RevSnapshot;
 #[cfg(not(feature = "git"))]
 type Snapshot = std::convert::Infallible;
 
-fn scan_for_audit(scanner: &Scanner, root: &Path, rev: Option<&str>) -> Result<AuditScan, Error> {
+fn scan_for_audit(
+    scanner: &Scanner,
+    root: &Path,
+    rev: Option<&str>,
+    keep_listings: bool,
+) -> Result<AuditScan, Error> {
     // Host expansions are looked for in the text the budget pass reads, so
     // no file is read twice.
     let mut expansions: HashMap<Vec<u8>, Vec<Warning>> = HashMap::new();
     // One walk finds the scan's candidates and what the scan misses.
     let mut exhaustive = Exhaustive::default();
     let walk = |abs: &[u8], matchers: &_| {
-        let (candidates, found) = walk_for_audit(abs, matchers);
+        let (candidates, found) = walk_for_audit(abs, matchers, keep_listings);
         exhaustive = found;
         candidates
     };

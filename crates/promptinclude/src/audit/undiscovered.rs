@@ -11,13 +11,16 @@
 //! it does not look inside `.git` directories (git's own data, never a
 //! project's rule file).
 
+use std::ffi::OsString;
 use std::io;
 use std::sync::Mutex;
 
+use crate::agents::disk::{EntryType, Listings};
 use crate::discover::fnmatch::NamePattern;
 use crate::discover::walk::{walk_with, Blocked, DirView, Visitor};
 use crate::discover::{path::join_rel, python_path_order, Candidate, Matchers};
 use crate::pystr::matching_str;
+use crate::sys::EntryKind;
 /// Why a file named like a rule file was not discovered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -74,6 +77,9 @@ pub struct Exhaustive {
     pub missed: Vec<Missed>,
     /// Directories the scan could not list, sorted like candidates.
     pub unreadable_dirs: Vec<UnreadableDir>,
+    /// Every directory the walk listed whole, with its entries' types, by
+    /// full path (when asked for: the agents' audit looks at them again).
+    pub listings: Listings,
 }
 
 /// The exhaustive visitor.
@@ -82,6 +88,8 @@ struct Collector<'m> {
     folded: Option<NamePattern>,
     missed: Mutex<Vec<Missed>>,
     unreadable: Mutex<Vec<UnreadableDir>>,
+    /// `None` unless listings are kept.
+    listings: Option<Mutex<Listings>>,
 }
 
 impl Visitor for Collector<'_> {
@@ -133,6 +141,34 @@ impl Visitor for Collector<'_> {
             error: error.to_string(),
         });
     }
+
+    fn wants_listings(&self) -> bool {
+        self.listings.is_some()
+    }
+
+    fn listed(&self, full: &[u8], entries: Vec<(OsString, EntryKind)>) {
+        let Some(listings) = &self.listings else {
+            return;
+        };
+        // An entry the file system gives no type for (`DT_UNKNOWN`) would
+        // need an `lstat`: such a directory is left for the agents to list.
+        let typed: Option<Vec<(OsString, EntryType)>> = entries
+            .into_iter()
+            .map(|(name, kind)| {
+                let typed = match kind {
+                    EntryKind::File => EntryType::File,
+                    EntryKind::Dir => EntryType::Dir,
+                    EntryKind::Symlink => EntryType::Symlink,
+                    EntryKind::Other => EntryType::Other,
+                    EntryKind::Unknown => return None,
+                };
+                Some((name, typed))
+            })
+            .collect();
+        if let Some(typed) = typed {
+            lock(listings).push((full.to_vec(), typed.into()));
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -146,13 +182,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 ///
 /// A case-only match is reported only where the scan does look (a file that
 /// is out of reach and misnamed is out of reach first).
-pub(crate) fn walk_for_audit(root: &[u8], matchers: &Matchers) -> (Vec<Candidate>, Exhaustive) {
+///
+/// With `keep_listings`, every directory's listing is kept too.
+pub(crate) fn walk_for_audit(
+    root: &[u8],
+    matchers: &Matchers,
+    keep_listings: bool,
+) -> (Vec<Candidate>, Exhaustive) {
     let folded = NamePattern::new(&matchers.name.as_str().to_lowercase()).ok();
     let (candidates, collector) = walk_with(root, matchers, || Collector {
         matchers,
         folded: folded.clone(),
         missed: Mutex::new(Vec::new()),
         unreadable: Mutex::new(Vec::new()),
+        listings: keep_listings.then(|| Mutex::new(Vec::new())),
     });
     let mut missed = collector
         .missed
@@ -164,11 +207,16 @@ pub(crate) fn walk_for_audit(root: &[u8], matchers: &Matchers) -> (Vec<Candidate
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
     unreadable_dirs.sort_by(|a, b| python_path_order(&a.path, &b.path));
+    let listings = collector
+        .listings
+        .map(|l| l.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .unwrap_or_default();
     (
         candidates,
         Exhaustive {
             missed,
             unreadable_dirs,
+            listings,
         },
     )
 }
@@ -213,7 +261,7 @@ mod tests {
         let matchers = Matchers::new(&config).unwrap();
         let root_bytes = root.as_os_str().as_encoded_bytes();
         let top = [root_bytes, b"/top.promptinclude.md"].concat();
-        let (candidates, exhaustive) = walk_for_audit(root_bytes, &matchers);
+        let (candidates, exhaustive) = walk_for_audit(root_bytes, &matchers, false);
         assert_eq!(
             candidates
                 .iter()
@@ -253,5 +301,65 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// The listings the walk keeps are what listing each directory gives
+    /// (names, their order and types), for every directory, pruned and too
+    /// deep ones too.
+    #[test]
+    fn kept_listings_are_the_systems() {
+        use crate::agents::disk::{Disk, Live};
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        for d in ["a/b/c/d", "node_modules/x", "keep"] {
+            fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in [
+            "top.md",
+            "a/b/c/d/deep.md",
+            "node_modules/x/v.md",
+            "keep/CLAUDE.md",
+        ] {
+            fs::write(root.join(f), "x").unwrap();
+        }
+        std::os::unix::fs::symlink("../a", root.join("keep/link")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join("keep/dangling")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("keep/fifo"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let config = Config {
+            max_depth: crate::config::Number::int(2),
+            gitignore: "**/node_modules/**\n".into(),
+            ..Config::default()
+        };
+        let matchers = Matchers::new(&config).unwrap();
+        let root_bytes = root.as_os_str().as_encoded_bytes();
+        let (_, exhaustive) = walk_for_audit(root_bytes, &matchers, true);
+        let mut listed: Vec<&[u8]> = exhaustive.listings.iter().map(|(p, _)| &p[..]).collect();
+        listed.sort();
+        let mut every: Vec<Vec<u8>> = ["", "/a", "/a/b", "/a/b/c", "/a/b/c/d", "/keep"]
+            .iter()
+            .chain(&["/node_modules", "/node_modules/x"])
+            .map(|d| [root_bytes, d.as_bytes()].concat())
+            .collect();
+        every.sort();
+        assert_eq!(listed, every.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        for (path, listing) in &exhaustive.listings {
+            let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+            assert_eq!(
+                &Live.read_dir(path).unwrap()[..],
+                &listing[..],
+                "{}",
+                path.display()
+            );
+        }
+        let (_, without) = walk_for_audit(root_bytes, &matchers, false);
+        assert!(without.listings.is_empty());
     }
 }

@@ -55,8 +55,10 @@
 //! scan did not take and every directory it could not list. With the scan's
 //! [`NoVisitor`] all of that compiles away.
 
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -115,6 +117,18 @@ pub trait Visitor: Sync {
     /// A directory the scan would walk but cannot list (`error` says why:
     /// permission, a path of `PATH_MAX` bytes or more, an I/O error).
     fn unreadable_dir(&self, full: &[u8], rel: &str, error: &io::Error);
+
+    /// Whether the walk hands each listing to [`Visitor::listed`].
+    fn wants_listings(&self) -> bool {
+        false
+    }
+
+    /// Every entry of the directory `full` with its `d_type`, in the
+    /// system's order, when it was listed whole (only if
+    /// [`Visitor::wants_listings`]).
+    fn listed(&self, full: &[u8], entries: Vec<(OsString, EntryKind)>) {
+        let _ = (full, entries);
+    }
 }
 
 /// The scan's visitor: reports nothing.
@@ -370,7 +384,11 @@ impl<'m, V: Visitor> Walk<'m, V> {
         let plan = self.plan(&dir);
         let mut found = Listing::default();
         let mut saw_link = false;
+        let mut entries = (V::EXHAUSTIVE && self.visitor.wants_listings()).then(Vec::new);
         let listed = sys::read_dir(&fd, |name, kind| {
+            if let Some(entries) = &mut entries {
+                entries.push((OsStr::from_bytes(name).to_os_string(), kind));
+            }
             let (is_dir, is_link, stat_failed) = self.classify(&fd, &dir, name, kind);
             saw_link |= is_link;
             if plan.rules.check_recursion && stat_failed {
@@ -397,6 +415,9 @@ impl<'m, V: Visitor> Walk<'m, V> {
                 self.visitor.unreadable_dir(&dir.full, &dir.rel, &e);
             }
             return;
+        }
+        if let Some(entries) = entries {
+            self.visitor.listed(&dir.full, entries);
         }
         if let Some(memo) = self.memo.filter(|_| keep) {
             let listing = KeptListing {
@@ -453,7 +474,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
     ) -> (bool, bool, bool) {
         match kind {
             EntryKind::Dir => (true, false, false),
-            EntryKind::Other => (false, false, false),
+            EntryKind::File | EntryKind::Other => (false, false, false),
             _ if !self.fits(dir, name) => (false, kind == EntryKind::Symlink, true),
             EntryKind::Symlink => match sys::stat_at(fd, name, true) {
                 Ok(st) => (sys::is_dir_mode(&st), true, false),

@@ -183,7 +183,9 @@ pub enum EntryKind {
     Symlink,
     /// The file system did not say (`DT_UNKNOWN`).
     Unknown,
-    /// Anything else: regular file, fifo, socket, device.
+    /// A regular file.
+    File,
+    /// Anything else: fifo, socket, device.
     Other,
 }
 
@@ -193,6 +195,7 @@ impl EntryKind {
             FileType::Directory => EntryKind::Dir,
             FileType::Symlink => EntryKind::Symlink,
             FileType::Unknown => EntryKind::Unknown,
+            FileType::RegularFile => EntryKind::File,
             _ => EntryKind::Other,
         }
     }
@@ -236,7 +239,7 @@ mod tests {
         assert_eq!(
             seen,
             vec![
-                (b"f".to_vec(), EntryKind::Other),
+                (b"f".to_vec(), EntryKind::File),
                 (b"l".to_vec(), EntryKind::Symlink),
                 (b"sub".to_vec(), EntryKind::Dir)
             ]

@@ -36,7 +36,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::disk::{Disk, Live};
+use super::disk::{Disk, EntryType, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 
@@ -395,15 +395,25 @@ pub(crate) fn adds_nothing(
             let real = disk.canonicalize(&f.path).ok();
             !between(&f.path) && !real.as_deref().is_some_and(between)
         });
-    let linked = |path: &Path| {
-        disk.symlink_metadata(path)
-            .is_ok_and(|m| m.file_type().is_symlink())
-    };
-    imports
-        && parent.ancestors().all(|dir| {
-            let rules = dir.join(".claude/rules");
-            !linked(&dir.join(".claude")) && !linked(&rules) && !links_below(disk, &rules)
-        })
+    imports && rules_unlinked_up_from(disk, parent)
+}
+
+/// Whether no `.claude/rules` of `dir` or above is reached through a link
+/// or holds one (a fact of each directory, kept for the directories below).
+fn rules_unlinked_up_from(disk: &dyn Disk, dir: &Path) -> bool {
+    disk.fact("claude-code rules unlinked", dir, &|| {
+        let linked = |path: &Path| {
+            disk.symlink_metadata(path)
+                .is_ok_and(|m| m.file_type().is_symlink())
+        };
+        let rules = dir.join(".claude/rules");
+        !linked(&dir.join(".claude"))
+            && !linked(&rules)
+            && !links_below(disk, &rules)
+            && dir
+                .parent()
+                .is_none_or(|above| rules_unlinked_up_from(disk, above))
+    })
 }
 
 /// Whether a rules directory holds a link at any depth (an unreadable or
@@ -577,7 +587,7 @@ impl<'a> Walk<'a> {
             // linked rules directory too) and follows links to their type.
             let (target, meta) = if kind_of.is_symlink() {
                 match (self.disk.canonicalize(&path), self.disk.metadata(&path)) {
-                    (Ok(t), Ok(m)) => (t, m.file_type()),
+                    (Ok(t), Ok(m)) => (t, EntryType::of(m.file_type())),
                     _ => continue,
                 }
             } else {

@@ -17,13 +17,12 @@ pub mod warnings;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::agents::disk::{Disk, Live, Remembered};
+use crate::agents::disk::{Disk, EntryType, Listings, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
 use crate::agents::{contexts_shared, directories, Agent, AgentContext, ByteLimit, Shared};
 pub use warnings::{AgentWarning, AgentWarningKind};
@@ -83,17 +82,28 @@ pub fn audit_tree(agents: &[Agent], root: &Path, setup: &Setup<'_>) -> TreeAudit
     audit_tree_on(agents, root, setup, &Live)
 }
 
-/// [`audit_tree`] with Agent Zero's context already known (from the
-/// audit's own scan of the tree: [`crate::agents::agent_zero::from_scan`]),
-/// so the tree is not scanned again for it. `agent_zero` must be what
-/// Agent Zero loads started at the tree's root.
+/// What the audit's own look at a tree already knows, so that the agents
+/// do not look again.
+#[derive(Default)]
+pub struct Known {
+    /// What Agent Zero loads started at the tree's root, when the audit's
+    /// scan is the one its host makes
+    /// ([`crate::agents::agent_zero::from_scan`]).
+    pub agent_zero: Option<AgentContext>,
+    /// The directories the audit's walk listed, by path (as
+    /// [`crate::audit::audit_root_at`] keeps them).
+    pub listings: Listings,
+}
+
+/// [`audit_tree`] with what the audit's own scan of the tree knows, which
+/// is not looked at again.
 pub fn audit_tree_knowing(
     agents: &[Agent],
     root: &Path,
     setup: &Setup<'_>,
-    agent_zero: AgentContext,
+    known: Known,
 ) -> TreeAudit {
-    audit_tree_from(agents, root, setup, &Live, Some(agent_zero))
+    audit_tree_from(agents, root, setup, &Live, known)
 }
 
 /// [`audit_tree`], looking at the files through `files` (once each).
@@ -103,7 +113,7 @@ pub fn audit_tree_on(
     setup: &Setup<'_>,
     files: &dyn Disk,
 ) -> TreeAudit {
-    audit_tree_from(agents, root, setup, files, None)
+    audit_tree_from(agents, root, setup, files, Known::default())
 }
 
 fn audit_tree_from(
@@ -111,9 +121,13 @@ fn audit_tree_from(
     root: &Path,
     setup: &Setup<'_>,
     files: &dyn Disk,
-    agent_zero: Option<AgentContext>,
+    known: Known,
 ) -> TreeAudit {
-    let disk = Remembered::over(files);
+    let Known {
+        agent_zero,
+        listings,
+    } = known;
+    let disk = Remembered::over(files).knowing(listings);
     let dirs = match directories(root, &disk) {
         Ok(dirs) => dirs,
         Err(error) => {
@@ -244,7 +258,7 @@ fn group(contexts: Vec<(PathBuf, Shared)>, disk: &Remembered<'_>) -> Vec<Chain> 
 fn files_under(root: &Path, disk: &dyn Disk) -> Vec<PathBuf> {
     fn visit(dir: &Path, disk: &dyn Disk, files: &mut Vec<PathBuf>) {
         let listing = disk.read_dir(dir).unwrap_or_default();
-        let mut entries: Vec<&(OsString, FileType)> = listing.iter().collect();
+        let mut entries: Vec<&(OsString, EntryType)> = listing.iter().collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (name, kind) in entries {
             if !kind.is_dir() {
