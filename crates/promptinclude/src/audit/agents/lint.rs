@@ -181,9 +181,12 @@ fn cursor_rules_dir(file: &Path) -> Option<&Path> {
 }
 
 /// Whether `file`'s path holds `needle` (a quick test before [`holder_of`],
-/// which walks every ancestor, for each of the tree's many files).
+/// which walks every ancestor, for each of the tree's many files). By
+/// bytes: an ASCII needle is in the path's bytes exactly when it is in
+/// their lossy decoding, which keeps every ASCII byte.
 fn mentions(file: &Path, needle: &str) -> bool {
-    String::from_utf8_lossy(file.as_os_str().as_encoded_bytes()).contains(needle)
+    debug_assert!(needle.is_ascii());
+    memchr::memmem::find(file.as_os_str().as_encoded_bytes(), needle.as_bytes()).is_some()
 }
 
 /// The repository root of a `.github/instructions/**/*.instructions.md`.

@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Serialize, Serializer};
 use sha2::{Digest as _, Sha256};
 
@@ -144,6 +145,9 @@ pub(super) struct Found {
     root: PathBuf,
     list: Vec<AgentWarning>,
     index: HashMap<(AgentWarningKind, &'static str, PathBuf, String), usize>,
+    /// Each warning's directories, by index and path bytes (a warning about
+    /// a file near the root has as many as the tree has chains).
+    dirs: FxHashSet<(usize, Vec<u8>)>,
 }
 
 impl Found {
@@ -152,6 +156,7 @@ impl Found {
             root: root.to_path_buf(),
             list: Vec::new(),
             index: HashMap::new(),
+            dirs: FxHashSet::default(),
         }
     }
 
@@ -168,19 +173,18 @@ impl Found {
             warning.path.clone(),
             warning.message.clone(),
         );
-        match self.index.get(&key) {
-            Some(&i) => {
-                let dirs = &mut self.list[i].dirs;
-                for dir in warning.dirs {
-                    if !dirs.contains(&dir) {
-                        dirs.push(dir);
-                    }
-                }
+        let i = *self.index.entry(key).or_insert(self.list.len());
+        let new = i == self.list.len();
+        let mut dirs = Vec::with_capacity(warning.dirs.len());
+        for dir in &warning.dirs {
+            if self.dirs.insert((i, bytes(dir).to_vec())) {
+                dirs.push(dir.clone());
             }
-            None => {
-                self.index.insert(key, self.list.len());
-                self.list.push(warning);
-            }
+        }
+        if new {
+            self.list.push(AgentWarning { dirs, ..warning });
+        } else {
+            self.list[i].dirs.extend(dirs);
         }
     }
 
@@ -202,10 +206,11 @@ pub(super) fn collect(
 ) -> Vec<AgentWarning> {
     let mut found = Found::new(root);
     let mut measured = HashMap::new();
+    let ids = identities(chains, disk);
     for agent in chains {
         for chain in &agent.chains {
             outcomes(agent.agent, chain, disk, &mut found);
-            duplicates(agent.agent, chain, disk, &mut found);
+            duplicates(agent.agent, chain, &ids, &mut found);
             if agent.agent == Agent::ClaudeCode {
                 over_recommended(chain, disk, &mut measured, &mut found);
             }
@@ -214,7 +219,7 @@ pub(super) fn collect(
             claude_rules(agent, files, disk, &mut found);
         }
     }
-    not_shared(chains, disk, &mut found);
+    not_shared(chains, &ids, &mut found);
     super::lint::lint(files, disk, &mut found);
     found.sorted()
 }
@@ -322,21 +327,67 @@ fn in_own_imports(import: &ContextFile, files: &[ContextFile], disk: &dyn Disk) 
 
 /// Files of one chain sent twice: the same file under two names, or the
 /// same text in two files.
-fn duplicates(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
-    let mut by_target: HashMap<PathBuf, &Path> = HashMap::new();
-    let mut by_text: HashMap<std::sync::Arc<[u8]>, &Path> = HashMap::new();
+/// What makes two sent files one: the file a path leads to, and its text.
+struct Identity {
+    /// Where the path leads (the path itself where that cannot be told).
+    target: PathBuf,
+    /// The SHA-256 of its text, when it can be read.
+    digest: Option<[u8; 32]>,
+    /// The text is empty or only ASCII whitespace.
+    blank: bool,
+}
+
+/// Each sent file's [`Identity`], by path bytes, found once for all the
+/// comparisons of [`duplicates`] and [`not_shared`] (they are many, the
+/// files few), the files in parallel.
+type Identities<'a> = FxHashMap<&'a [u8], Identity>;
+
+fn identities<'a>(chains: &'a [AgentChains], disk: &dyn Disk) -> Identities<'a> {
+    use rayon::prelude::*;
+    let mut paths: Vec<&Path> = chains
+        .iter()
+        .flat_map(|a| &a.chains)
+        .flat_map(|c| &c.context.files)
+        .filter(|f| f.is_sent())
+        .map(|f| f.path.as_path())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+        .par_iter()
+        .map(|&path| {
+            let target = disk
+                .canonicalize(path)
+                .unwrap_or_else(|_| path.to_path_buf());
+            let text = disk.read(path).ok();
+            let identity = Identity {
+                target,
+                digest: text.as_deref().map(|t| Sha256::digest(t).into()),
+                blank: text.is_none_or(|t| t.trim_ascii().is_empty()),
+            };
+            (bytes(path), identity)
+        })
+        .collect()
+}
+
+/// A path's bytes, as an [`Identities`] key.
+fn bytes(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
+}
+
+fn duplicates(agent: Agent, chain: &Chain, ids: &Identities<'_>, found: &mut Found) {
+    let mut by_target: HashMap<&Path, &Path> = HashMap::new();
+    let mut by_text: HashMap<[u8; 32], &Path> = HashMap::new();
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
-        let target = disk
-            .canonicalize(&f.path)
-            .unwrap_or_else(|_| f.path.clone());
-        let first = match by_target.get(&target) {
+        let id = &ids[bytes(&f.path)];
+        let first = match by_target.get(id.target.as_path()) {
             Some(first) => Some(*first),
             None => {
-                by_target.insert(target, &f.path);
-                match disk.read(&f.path) {
-                    Ok(text) if !text.trim_ascii().is_empty() => {
-                        let first = by_text.get(&text).copied();
-                        by_text.entry(text).or_insert(&f.path);
+                by_target.insert(&id.target, &f.path);
+                match id.digest {
+                    Some(digest) if !id.blank => {
+                        let first = by_text.get(&digest).copied();
+                        by_text.entry(digest).or_insert(&f.path);
                         first
                     }
                     _ => None,
@@ -472,7 +523,7 @@ fn project_dir(rule: &Path) -> &Path {
 /// Project files sent to one agent and not to another started in the same
 /// directory (the first of each chain), neither as that file nor as the
 /// same text. Agent Zero, whose files are another kind, is left out.
-fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
+fn not_shared(chains: &[AgentChains], ids: &Identities<'_>, found: &mut Found) {
     let agents: Vec<&AgentChains> = chains
         .iter()
         .filter(|a| a.agent != Agent::AgentZero && a.error.is_none())
@@ -481,35 +532,21 @@ fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
         return;
     }
     // Each agent's chain for each directory.
-    let at: Vec<HashMap<&Path, &Chain>> = agents
+    let at: Vec<FxHashMap<&[u8], &Chain>> = agents
         .iter()
         .map(|a| {
             a.chains
                 .iter()
-                .flat_map(|c| c.dirs.iter().map(move |d| (d.as_path(), c)))
+                .flat_map(|c| c.dirs.iter().map(move |d| (bytes(d), c)))
                 .collect()
         })
         .collect();
-    // Each sent file's identity, found once: its target and its text's
-    // digest (the comparisons below are many; the files are few).
-    let mut ids: HashMap<&Path, (PathBuf, Option<[u8; 32]>)> = HashMap::new();
-    for chain in agents.iter().flat_map(|a| &a.chains) {
-        for f in chain.context.files.iter().filter(|f| f.is_sent()) {
-            ids.entry(&f.path).or_insert_with(|| {
-                let target = disk
-                    .canonicalize(&f.path)
-                    .unwrap_or_else(|_| f.path.clone());
-                let digest = disk.read(&f.path).ok().map(|b| Sha256::digest(b).into());
-                (target, digest)
-            });
-        }
-    }
-    let target = |p: &Path| ids[p].0.clone();
+    let target = |p: &Path| ids[bytes(p)].target.clone();
     let sends = |chain: &Chain, file: &Path| {
-        let (want, want_text) = &ids[file];
+        let want = &ids[bytes(file)];
         chain.context.files.iter().filter(|f| f.is_sent()).any(|f| {
-            let (got, got_text) = &ids[f.path.as_path()];
-            got == want || (want_text.is_some() && got_text == want_text)
+            let got = &ids[bytes(&f.path)];
+            got.target == want.target || (want.digest.is_some() && got.digest == want.digest)
         })
     };
     // For each (file, agent that misses it): where, and who loads it there.
@@ -530,7 +567,7 @@ fn not_shared(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
                 .filter(|f| f.role == Role::Project && f.is_sent());
             for f in project {
                 for (b, other) in agents.iter().enumerate() {
-                    let there = at[b].get(chain.start.as_path());
+                    let there = at[b].get(bytes(&chain.start));
                     if b == a || there.is_none_or(|c| sends(c, &f.path)) {
                         continue;
                     }
