@@ -202,17 +202,39 @@ impl Memo {
 /// depends only on the bytes on either side of it, so a file body is cut at
 /// the same places whatever framing precedes it.
 ///
+/// A stretch longer than [`LONG_CHUNK`] without such a line start (a long
+/// line) is cut too, at the first cut of any kind ([`is_cut`]'s rule B: a
+/// letter before a non-letter) at least [`LONG_CHUNK`] bytes after the
+/// previous boundary: where each cut falls depends only on the bytes before
+/// it (and the one at it), so a text cut short inside a long line (Codex
+/// truncating a file at its byte limit, at a different place for each
+/// chain) shares every chunk but its last with the whole line.
+///
 /// (Grouping several lines per chunk, by a hash of the line, made fewer
 /// lookups but lost more at every place where framing meets a file: with
 /// 2 KB files that cost three times as much as it saved.)
 #[doc(hidden)]
 pub fn chunk_bounds(text: &str) -> Vec<usize> {
     let mut bounds = vec![0];
-    bounds.extend(
-        memchr::memchr_iter(b'\n', text.as_bytes())
-            .map(|i| i + 1)
-            .filter(|&p| is_cut(text, p)),
-    );
-    bounds.push(text.len());
+    let line_starts = memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|i| i + 1)
+        .filter(|&p| is_cut(text, p));
+    for next in line_starts.chain([text.len()]) {
+        let mut last = bounds[bounds.len() - 1];
+        while next - last > 2 * LONG_CHUNK {
+            match (last + LONG_CHUNK..next).find(|&p| is_cut(text, p)) {
+                Some(p) => {
+                    bounds.push(p);
+                    last = p;
+                }
+                None => break,
+            }
+        }
+        bounds.push(next);
+    }
     bounds
 }
+
+/// How long a stretch of text [`chunk_bounds`] leaves uncut where it can
+/// cut (bytes).
+const LONG_CHUNK: usize = 1024;
