@@ -4,6 +4,7 @@
 //! ([`super::contexts_under`]) look at each file and directory once, as one
 //! walk does, whatever the number of directories that share it.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, FileType, Metadata};
@@ -42,18 +43,33 @@ pub trait Disk: Sync {
     fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
         self.symlink_metadata(path)
     }
-    /// A fact about `path` (named `what`) that follows from this file
-    /// system alone, as `compute` finds it ([`Remembered`] computes each
-    /// once).
-    fn fact(&self, what: &'static str, path: &Path, compute: &dyn Fn() -> bool) -> bool {
+    /// A value about `path` (named `what`) that follows from this file
+    /// system alone, as `derive` finds it ([`Remembered`] derives each
+    /// once; typed by [`derived`]).
+    fn derived(&self, what: &'static str, path: &Path, derive: &dyn Fn() -> Derived) -> Derived {
         let _ = (what, path);
-        compute()
+        derive()
     }
     /// cl100k_base tokens of `text` (a text read through this file
     /// system; [`Remembered`] counts what repeats once).
     fn count_tokens(&self, text: &str) -> usize {
         crate::tokenize::count(text)
     }
+}
+
+/// A value [`Disk::derived`] keeps.
+pub type Derived = Arc<dyn Any + Send + Sync>;
+
+/// [`Disk::derived`] for a value of type `T` (one type per `what`).
+pub fn derived<T: Any + Send + Sync>(
+    disk: &dyn Disk,
+    what: &'static str,
+    path: &Path,
+    derive: impl Fn() -> T,
+) -> Arc<T> {
+    disk.derived(what, path, &|| Arc::new(derive()))
+        .downcast()
+        .unwrap_or_else(|_| Arc::new(derive()))
 }
 
 /// A directory's entries (shared: a remembered listing is not copied for
@@ -222,7 +238,7 @@ pub struct Remembered<'a> {
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
     exact_lookup: Answers<bool>,
-    facts: Answers<bool>,
+    derived: Answers<Derived>,
     counts: crate::tokenize::Memo,
 }
 
@@ -241,7 +257,7 @@ impl<'a> Remembered<'a> {
             read_link: Answers::new(),
             readable: Answers::new(),
             exact_lookup: Answers::new(),
-            facts: Answers::new(),
+            derived: Answers::new(),
             counts: crate::tokenize::Memo::new(),
         }
     }
@@ -429,11 +445,14 @@ impl Disk for Remembered<'_> {
             })
             .unwrap_or(false)
     }
-    fn fact(&self, what: &'static str, path: &Path, compute: &dyn Fn() -> bool) -> bool {
+    fn derived(&self, what: &'static str, path: &Path, derive: &dyn Fn() -> Derived) -> Derived {
         let mut named = what.as_bytes().to_vec();
         named.push(0);
         named.extend_from_slice(key(path));
-        self.facts.get(&named, || Ok(compute())).unwrap_or(false)
+        match self.derived.get(&named, || Ok(derive())) {
+            Ok(value) => value,
+            Err(_) => derive(),
+        }
     }
     fn count_tokens(&self, text: &str) -> usize {
         self.counts.count(text)

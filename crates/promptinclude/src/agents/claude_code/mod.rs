@@ -36,7 +36,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::disk::{Disk, EntryType, Live};
+use super::disk::{derived, Disk, EntryType, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 
@@ -401,7 +401,7 @@ pub(crate) fn adds_nothing(
 /// Whether no `.claude/rules` of `dir` or above is reached through a link
 /// or holds one (a fact of each directory, kept for the directories below).
 fn rules_unlinked_up_from(disk: &dyn Disk, dir: &Path) -> bool {
-    disk.fact("claude-code rules unlinked", dir, &|| {
+    *derived(disk, "claude-code rules unlinked", dir, || {
         let linked = |path: &Path| {
             disk.symlink_metadata(path)
                 .is_ok_and(|m| m.file_type().is_symlink())
@@ -513,7 +513,10 @@ impl<'a> Walk<'a> {
             return Vec::new();
         }
         let text = String::from_utf8_lossy(&bytes);
-        let parsed = markdown::parse(&text, true);
+        // A file is parsed once for all the starts that load it.
+        let parsed = derived(self.disk, "claude-code markdown", path, || {
+            markdown::parse(&text, true)
+        });
         if js_trim(&parsed.content).is_empty() {
             self.skip(path, kind, Some(len), parent, Skip::Blank);
             return Vec::new();
@@ -521,7 +524,7 @@ impl<'a> Walk<'a> {
         let mut items = vec![Item {
             path: path.to_path_buf(),
             kind,
-            content: parsed.content,
+            content: parsed.content.clone(),
             bytes: len,
             scoped: parsed.scoped,
             parent: parent.map(Path::to_path_buf),

@@ -23,6 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSetBuilder};
+use memchr::memmem::Finder;
 
 use super::warnings::{AgentWarning, AgentWarningKind, Found};
 use crate::agents::disk::Disk;
@@ -105,15 +106,17 @@ pub fn listed(patterns: &[String]) -> String {
 
 /// Every Cursor and Copilot warning about the tree's `files`.
 pub(super) fn lint(files: &[PathBuf], disk: &dyn Disk, found: &mut Found) {
+    let cursor_rules = Finder::new("/.cursor/rules/");
+    let copilot_dir = Finder::new("/.github/instructions/");
     for file in files {
         let text = || {
             disk.read(file)
                 .ok()
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         };
-        let cursor = mentions(file, "/.cursor/rules/");
+        let cursor = mentions(file, &cursor_rules);
         if !cursor
-            && !mentions(file, "/.github/instructions/")
+            && !mentions(file, &copilot_dir)
             && file.file_name().is_none_or(|n| n != ".cursorrules")
         {
             continue;
@@ -184,9 +187,8 @@ fn cursor_rules_dir(file: &Path) -> Option<&Path> {
 /// which walks every ancestor, for each of the tree's many files). By
 /// bytes: an ASCII needle is in the path's bytes exactly when it is in
 /// their lossy decoding, which keeps every ASCII byte.
-fn mentions(file: &Path, needle: &str) -> bool {
-    debug_assert!(needle.is_ascii());
-    memchr::memmem::find(file.as_os_str().as_encoded_bytes(), needle.as_bytes()).is_some()
+fn mentions(file: &Path, needle: &Finder<'_>) -> bool {
+    needle.find(file.as_os_str().as_encoded_bytes()).is_some()
 }
 
 /// The repository root of a `.github/instructions/**/*.instructions.md`.
