@@ -6,7 +6,9 @@
 //!
 //! One look at the tree serves every agent: the chains of all of them are
 //! computed over one [`Remembered`] file system, so a file or directory is
-//! read once however many agents and directories share it; and a directory
+//! read once however many agents and directories share it (and the
+//! directories the audit's own walk listed are not listed again:
+//! [`Known`]); and a directory
 //! that adds nothing for an agent is given its ancestor's context instead
 //! of computing it again ([`contexts_shared`]). The JSON form
 //! is the `agents` record of `docs/audit-schema.md`.
