@@ -581,3 +581,51 @@ fn remembered_answers_are_the_systems() {
         assert_eq!(asked, 80);
     }
 }
+
+/// A view that hides everything above a tree but the user's own settings
+/// (`Confined`, as `diff --agents` looks) is not a file system: the home
+/// is hidden and `~/.claude` is not. Remembered answers through it are the
+/// view's own, for the user's files too.
+#[test]
+fn remembered_answers_through_a_confined_view_are_the_views() {
+    use promptinclude::agents::disk::Confined;
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let (repo, home) = monorepo(&base);
+    write(&home.join(".claude/CLAUDE.md"), "USER\n");
+    write(&home.join(".claude/rules/r.md"), "RULE\n");
+    write(&base.join("outside/CLAUDE.md"), "HIDDEN\n");
+    let confined = Confined::new(&Live, &repo, &home, Vec::new());
+    let paths = [
+        home.clone(),
+        home.join(".claude"),
+        home.join(".claude/CLAUDE.md"),
+        home.join(".claude/rules"),
+        home.join(".claude/rules/r.md"),
+        home.join("plain.md"),
+        base.join("outside"),
+        base.join("outside/CLAUDE.md"),
+        repo.join("AGENTS.md"),
+        repo.join("none/AGENTS.md"),
+    ];
+    // Every order of asking: the home and the outside first, or last.
+    for reversed in [false, true] {
+        let remembered = Remembered::over(&confined);
+        let mut order: Vec<&PathBuf> = paths.iter().collect();
+        if reversed {
+            order.reverse();
+        }
+        for path in order {
+            for question in 0..9 {
+                assert_eq!(
+                    answer(&remembered, question, path),
+                    answer(&confined, question, path),
+                    "question {question} about {}",
+                    path.display()
+                );
+            }
+        }
+    }
+    let remembered = Remembered::over(&confined);
+    assert!(remembered.read(&home.join(".claude/CLAUDE.md")).is_ok());
+}

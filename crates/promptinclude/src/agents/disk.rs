@@ -508,6 +508,9 @@ impl<'a> Confined<'a> {
         if self.visible(path) {
             ask()
         } else {
+            // Not the system's `ENOENT`: `Remembered` takes that to mean
+            // nothing is below the path either, which holds on a file
+            // system and not in this view (`~` is hidden, `~/.claude` not).
             Err(io::Error::from(io::ErrorKind::NotFound))
         }
     }
