@@ -176,6 +176,22 @@ fn from_dir(
 /// Node's `path.posix.join(dir, name)`: joined, then `.`, `..`, doubled
 /// and trailing slashes resolved by the string.
 fn join(dir: &str, name: &str) -> String {
+    // An absolute directory and a name with nothing to resolve, as pi
+    // joins them at every directory up to `/`, join as they are.
+    let plain = |path: &str| path.split('/').all(|p| !matches!(p, "" | "." | ".."));
+    if plain(name) {
+        if dir == "/" {
+            return format!("/{name}");
+        }
+        if dir.strip_prefix('/').is_some_and(plain) {
+            return format!("{dir}/{name}");
+        }
+    }
+    resolved_join(dir, name)
+}
+
+/// [`join`] by Node's algorithm, for any strings.
+fn resolved_join(dir: &str, name: &str) -> String {
     let joined = format!("{dir}/{name}");
     let absolute = joined.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
@@ -209,5 +225,32 @@ mod tests {
         assert_eq!(join("../..", "AGENTS.md"), "../../AGENTS.md");
         assert_eq!(join("/a/../..", "AGENTS.md"), "/AGENTS.md");
         assert_eq!(join(".", "AGENTS.md"), "AGENTS.md");
+    }
+
+    /// The shortcut for plain paths gives what Node's algorithm gives, for
+    /// every path of up to four parts from a small alphabet.
+    #[test]
+    fn the_plain_join_is_nodes() {
+        use super::resolved_join;
+        const PARTS: [&str; 6] = ["", "a", ".", "..", "b.md", "/"];
+        let mut paths = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = paths
+                .iter()
+                .flat_map(|p| PARTS.iter().map(move |part| format!("{p}{part}")))
+                .collect();
+            paths.extend(longer);
+            paths.sort();
+            paths.dedup();
+        }
+        for dir in &paths {
+            for name in &paths {
+                assert_eq!(
+                    join(dir, name),
+                    resolved_join(dir, name),
+                    "{dir:?} + {name:?}"
+                );
+            }
+        }
     }
 }
