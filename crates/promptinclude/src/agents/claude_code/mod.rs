@@ -407,12 +407,13 @@ fn rules_unlinked_up_from(disk: &dyn Disk, dir: &Path) -> bool {
                 .is_ok_and(|m| m.file_type().is_symlink())
         };
         let rules = dir.join(".claude/rules");
-        !linked(&dir.join(".claude"))
-            && !linked(&rules)
-            && !links_below(disk, &rules)
-            && dir
-                .parent()
-                .is_none_or(|above| rules_unlinked_up_from(disk, above))
+        // Most directories hold no `.claude` (in any case) at all: one
+        // look at the listing instead of three questions.
+        let here = super::holds_none(disk, dir, &[".claude"])
+            || (!linked(&dir.join(".claude")) && !linked(&rules) && !links_below(disk, &rules));
+        here && dir
+            .parent()
+            .is_none_or(|above| rules_unlinked_up_from(disk, above))
     })
 }
 
