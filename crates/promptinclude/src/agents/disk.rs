@@ -384,17 +384,56 @@ impl Remembered<'_> {
 /// `ENOENT`.
 const NOT_FOUND: i32 = rustix::io::Errno::NOENT.raw_os_error();
 
-/// The parent of an absolute path without `.`, `..`, doubled or trailing
-/// slashes, whose last component is then its name (`None` for any other
-/// path).
+/// The parent of a [plain](is_plain) path, whose last component is then
+/// its name (`None` for any other path).
 fn plain_parent(path: &Path) -> Option<&Path> {
-    let bytes = key(path);
-    let plain = bytes.len() > 1
-        && bytes[0] == b'/'
-        && bytes[1..]
+    is_plain(key(path)).then(|| path.parent()).flatten()
+}
+
+/// Whether a path (its bytes) is absolute, not `/`, and without `.`, `..`,
+/// doubled or trailing slashes: its own normal form by any rule (`Path`'s
+/// components, Node's `path.join`), which the models can take as it is.
+pub(crate) fn is_plain(path: &[u8]) -> bool {
+    path.len() > 1
+        && path[0] == b'/'
+        && path[1..]
             .split(|&b| b == b'/')
-            .all(|name| !matches!(name, b"" | b"." | b".."));
-    plain.then(|| path.parent()).flatten()
+            .all(|name| !matches!(name, b"" | b"." | b".."))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::is_plain;
+    use std::path::{Path, PathBuf};
+
+    /// Every path of up to `n` parts from a small alphabet of names, dots
+    /// and slashes (for the rules that normalise paths).
+    pub(crate) fn small_paths(n: usize) -> Vec<String> {
+        const PARTS: [&str; 6] = ["", "/", "a", ".", "..", "b.md"];
+        let mut paths = vec![String::new()];
+        for _ in 0..n {
+            let longer: Vec<String> = paths
+                .iter()
+                .flat_map(|p| PARTS.iter().map(move |part| format!("{p}{part}")))
+                .collect();
+            paths.extend(longer);
+            paths.sort();
+            paths.dedup();
+        }
+        paths
+    }
+
+    /// A plain path is its components' normal form.
+    #[test]
+    fn a_plain_path_is_its_own_normal_form() {
+        for path in small_paths(5) {
+            let normal: PathBuf = Path::new(&path).components().collect();
+            if is_plain(path.as_bytes()) {
+                assert_eq!(Path::new(&path), normal, "{path:?}");
+            }
+        }
+        assert!(is_plain(b"/a/b.md") && !is_plain(b"/") && !is_plain(b"/a/../b"));
+    }
 }
 
 impl Disk for Remembered<'_> {
@@ -449,10 +488,10 @@ impl Disk for Remembered<'_> {
         let mut named = what.as_bytes().to_vec();
         named.push(0);
         named.extend_from_slice(key(path));
-        match self.derived.get(&named, || Ok(derive())) {
-            Ok(value) => value,
-            Err(_) => derive(),
-        }
+        // Deriving never fails: the error side is never taken.
+        self.derived
+            .get(&named, || Ok(derive()))
+            .unwrap_or_else(|_| derive())
     }
     fn count_tokens(&self, text: &str) -> usize {
         self.counts.count(text)

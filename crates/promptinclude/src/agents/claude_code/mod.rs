@@ -818,45 +818,11 @@ fn inside(path: &Path, dir: &Path) -> bool {
 }
 
 fn strip_trailing_slashes(path: &Path) -> PathBuf {
-    // An absolute path with nothing to drop (as the loader builds them) is
-    // its own normal form: no need to parse and rebuild it.
-    let bytes = path.as_os_str().as_encoded_bytes();
-    let plain = bytes.len() > 1
-        && bytes[0] == b'/'
-        && bytes[1..]
-            .split(|&b| b == b'/')
-            .all(|part| !matches!(part, b"" | b"."));
-    if plain {
+    // A plain path (as the loader builds them) is its own normal form: no
+    // need to parse and rebuild it.
+    if super::disk::is_plain(path.as_os_str().as_encoded_bytes()) {
         path.to_path_buf()
     } else {
         path.components().collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::strip_trailing_slashes;
-    use std::path::{Path, PathBuf};
-
-    /// The shortcut for plain paths gives the components' normal form, for
-    /// every path of up to five parts from a small alphabet.
-    #[test]
-    fn a_plain_path_is_its_own_normal_form() {
-        const PARTS: [&str; 5] = ["/", "a", ".", "..", "b.md"];
-        let mut paths = vec![String::new()];
-        for _ in 0..5 {
-            let longer: Vec<String> = paths
-                .iter()
-                .flat_map(|p| PARTS.iter().map(move |part| format!("{p}{part}")))
-                .collect();
-            paths.extend(longer);
-            paths.sort();
-            paths.dedup();
-        }
-        for path in &paths {
-            let path = Path::new(path);
-            let normal: PathBuf = path.components().collect();
-            assert_eq!(strip_trailing_slashes(path), normal, "{path:?}");
-        }
     }
 }
