@@ -401,41 +401,6 @@ pub(crate) fn is_plain(path: &[u8]) -> bool {
             .all(|name| !matches!(name, b"" | b"." | b".."))
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::is_plain;
-    use std::path::{Path, PathBuf};
-
-    /// Every path of up to `n` parts from a small alphabet of names, dots
-    /// and slashes (for the rules that normalise paths).
-    pub(crate) fn small_paths(n: usize) -> Vec<String> {
-        const PARTS: [&str; 6] = ["", "/", "a", ".", "..", "b.md"];
-        let mut paths = vec![String::new()];
-        for _ in 0..n {
-            let longer: Vec<String> = paths
-                .iter()
-                .flat_map(|p| PARTS.iter().map(move |part| format!("{p}{part}")))
-                .collect();
-            paths.extend(longer);
-            paths.sort();
-            paths.dedup();
-        }
-        paths
-    }
-
-    /// A plain path is its components' normal form.
-    #[test]
-    fn a_plain_path_is_its_own_normal_form() {
-        for path in small_paths(5) {
-            let normal: PathBuf = Path::new(&path).components().collect();
-            if is_plain(path.as_bytes()) {
-                assert_eq!(Path::new(&path), normal, "{path:?}");
-            }
-        }
-        assert!(is_plain(b"/a/b.md") && !is_plain(b"/") && !is_plain(b"/a/../b"));
-    }
-}
-
 impl Disk for Remembered<'_> {
     fn metadata(&self, path: &Path) -> io::Result<Metadata> {
         self.metadata.get(key(path), || {
@@ -588,5 +553,40 @@ impl Disk for Confined<'_> {
     }
     fn count_tokens(&self, text: &str) -> usize {
         self.inner.count_tokens(text)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::is_plain;
+    use std::path::{Path, PathBuf};
+
+    /// Every path of up to `n` parts from a small alphabet of names, dots
+    /// and slashes (for the rules that normalise paths).
+    pub(crate) fn small_paths(n: usize) -> Vec<String> {
+        const PARTS: [&str; 6] = ["", "/", "a", ".", "..", "b.md"];
+        let mut paths = vec![String::new()];
+        for _ in 0..n {
+            let longer: Vec<String> = paths
+                .iter()
+                .flat_map(|p| PARTS.iter().map(move |part| format!("{p}{part}")))
+                .collect();
+            paths.extend(longer);
+            paths.sort();
+            paths.dedup();
+        }
+        paths
+    }
+
+    /// A plain path is its components' normal form.
+    #[test]
+    fn a_plain_path_is_its_own_normal_form() {
+        for path in small_paths(5) {
+            let normal: PathBuf = Path::new(&path).components().collect();
+            if is_plain(path.as_bytes()) {
+                assert_eq!(Path::new(&path), normal, "{path:?}");
+            }
+        }
+        assert!(is_plain(b"/a/b.md") && !is_plain(b"/") && !is_plain(b"/a/../b"));
     }
 }
