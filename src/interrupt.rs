@@ -27,6 +27,7 @@
 //! a second signal cleans up and ends the process as above.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -43,6 +44,10 @@ static GRACEFUL: AtomicBool = AtomicBool::new(false);
 /// Whether a signal asked the command to stop.
 static STOP: AtomicBool = AtomicBool::new(false);
 
+/// Whether one of the signals has arrived: set by the handler itself, when
+/// the signal is delivered, before the signal thread wakes ([`settle`]).
+static RECEIVED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
 /// From now on the first interrupt signal only sets [`stop_requested`]; the
 /// command must check it often and end on its own. A second signal cleans
 /// up and ends the process.
@@ -54,6 +59,21 @@ pub fn stop_gracefully() {
 /// [`stop_gracefully`]; before, a signal ends the process at once).
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)
+}
+
+/// Called when the command is done: if one of the signals arrived (and does
+/// not only ask to stop), waits for the signal thread to end the process by
+/// it. The signal came first, but the command can see what follows it
+/// before that thread runs: a parent that sends `SIGTERM` and then closes
+/// the command's stdin would otherwise see it exit with an error about the
+/// closed input instead of ending by the signal.
+pub fn settle() {
+    let received = RECEIVED.get().is_some_and(|r| r.load(Ordering::SeqCst));
+    if received && !GRACEFUL.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
 }
 
 /// Starts the thread that handles the interrupt signals, and returns once
@@ -85,6 +105,12 @@ fn start() {
             let Ok(mut signals) = Signals::new(SIGNALS) else {
                 return;
             };
+            // Only once the thread that ends the process is listening: a
+            // signal seen here is always acted on.
+            let received = RECEIVED.get_or_init(|| Arc::new(AtomicBool::new(false)));
+            for sig in SIGNALS {
+                let _ = signal_hook::flag::register(sig, Arc::clone(received));
+            }
             let _ = ready.send(());
             for sig in signals.forever() {
                 if GRACEFUL.load(Ordering::SeqCst) && !STOP.swap(true, Ordering::SeqCst) {

@@ -55,6 +55,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     };
     // The binary's runtime flushes stdout at exit; a host process does not.
     let _ = std::io::stdout().flush();
+    interrupt::settle();
     code
 }
 

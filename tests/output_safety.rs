@@ -217,6 +217,49 @@ fn ctrl_c_during_bundle_leaves_no_partial_file() {
     );
 }
 
+/// A parent that sends a signal and at once closes the command's input
+/// (Python's `send_signal` then `communicate`) sees it end by the signal,
+/// not exit with an error about the closed input: the signal came first.
+/// The MCP server waits on stdin, and ends with an error when it closes.
+#[test]
+fn a_signal_then_closed_stdin_ends_the_command_by_the_signal() {
+    use std::os::unix::process::ExitStatusExt as _;
+    use std::process::Stdio;
+    for k in 0..24 {
+        let sig = INTERRUPTS[k % INTERRUPTS.len()];
+        let mut child = Command::new(common::binary())
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Waiting on stdin (the handlers are in place before any reading).
+        std::thread::sleep(Duration::from_millis(150));
+        let pid = child.id() as libc::pid_t;
+        // Stopped, the command gets the signal and the end of its input
+        // together when it goes on. (Its signal thread usually wins that
+        // race anyway; on a loaded machine it lost once, in the wheel's
+        // check of the same thing. The command now waits for it.)
+        // SAFETY: plain syscalls on our own, not yet reaped, child.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        std::thread::sleep(Duration::from_millis(20));
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, sig) };
+        drop(child.stdin.take());
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.signal(),
+            Some(sig),
+            "run {k}: {:?}, stderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// Runs `scan` with a configuration file holding `text` and returns stderr.
 fn config_error(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
