@@ -10,7 +10,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use promptinclude::agents::disk::{Disk, Live, Remembered};
+use promptinclude::agents::disk::{absent_below, Disk, Live, Remembered};
 use promptinclude::agents::{self, Agent, Start};
 
 /// The system, with every question it is asked written down.
@@ -577,6 +577,35 @@ fn remembered_answers_are_the_systems() {
                 twisted.locked
             );
             asked += 1;
+            // What an exact listing says is not there is not there, nor
+            // anything below it, whatever the system is asked.
+            if let Some(listing) = remembered.exact_listing(&path) {
+                assert_eq!(
+                    answer(&remembered, 6, &path),
+                    answer(&twisted, 6, &path),
+                    "seed {seed} case {case}: the exact listing of {}",
+                    path.display()
+                );
+                for name in NAMES {
+                    for rel in [name.to_string(), format!("{name}/CLAUDE.md")] {
+                        let probe = path.join(&rel);
+                        if !absent_below(Some(&listing), &rel, &probe) {
+                            continue;
+                        }
+                        for question in [0, 1, 4, 8] {
+                            let real = answer(&twisted, question, &probe);
+                            assert!(
+                                real == "error Some(2)" || real == "readable false",
+                                "seed {seed} case {case}: {} is said not to be there, but \
+                                 question {question} finds {real} (folding {:?}, locked {:?})",
+                                probe.display(),
+                                twisted.folding,
+                                twisted.locked
+                            );
+                        }
+                    }
+                }
+            }
         }
         assert_eq!(asked, 80);
     }

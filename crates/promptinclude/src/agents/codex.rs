@@ -37,7 +37,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::disk::{Disk, Live};
+use super::disk::{absent_below, Disk, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
 };
@@ -342,7 +342,13 @@ fn git_repository<'a>(disk: &dyn Disk, cwd: &'a Path) -> Option<&'a Path> {
 /// The nearest directory from `cwd` up that holds a marker.
 fn find_root(disk: &dyn Disk, cwd: &Path, markers: &[String]) -> Option<PathBuf> {
     cwd.ancestors()
-        .find(|dir| markers.iter().any(|m| disk.metadata(&dir.join(m)).is_ok()))
+        .find(|dir| {
+            let listing = disk.exact_listing(dir);
+            markers.iter().any(|m| {
+                let path = dir.join(m);
+                !absent_below(listing.as_ref(), m, &path) && disk.metadata(&path).is_ok()
+            })
+        })
         .map(Path::to_path_buf)
 }
 
@@ -459,8 +465,12 @@ fn choose(
     let mut chosen: Vec<Chosen> = Vec::new();
     for dir in dirs {
         let mut winner: Option<Chosen> = None;
+        let listing = disk.exact_listing(dir);
         for name in names {
             let path = dir.join(name);
+            if absent_below(listing.as_ref(), name, &path) {
+                continue;
+            }
             match (disk.metadata(&path), &mut winner) {
                 (Ok(meta), Some(w)) if meta.is_file() => w.shadows.push((path, meta.len())),
                 (Ok(meta), None) if meta.is_file() => {

@@ -55,6 +55,44 @@ pub trait Disk: Sync {
     fn count_tokens(&self, text: &str) -> usize {
         crate::tokenize::count(text)
     }
+    /// The names a lookup in the directory `dir` can find, when that is
+    /// known without asking (`None` when not): a name that is not among
+    /// them is [not there](absent_from), nor anything below it. A
+    /// [`Remembered`] listing where lookups match names exactly, or none
+    /// for a directory that is not there.
+    fn exact_listing(&self, dir: &Path) -> Option<Listing> {
+        let _ = dir;
+        None
+    }
+}
+
+/// Whether `path`, the relative path `name` below a directory whose
+/// [exact listing](Disk::exact_listing) is `listing` (if known), is known
+/// not to be there: `name` is made of plain parts, and its first is not
+/// listed.
+pub fn absent_below(listing: Option<&Listing>, name: &str, path: &Path) -> bool {
+    let Some(listing) = listing else {
+        return false;
+    };
+    let mut parts = name.split('/');
+    let first = parts.next().unwrap_or_default();
+    !matches!(first, "" | "." | "..")
+        && parts.all(|part| !matches!(part, "" | "." | ".."))
+        && absent_from(listing, first.as_bytes(), path)
+}
+
+/// Whether looking up `path`, whose first part below a directory is
+/// `name`, answers "no such file" as that directory's
+/// [exact listing](Disk::exact_listing) `listing` says: `name` is not in
+/// it, and neither it nor `path` is too long for the system to look up
+/// (which says "name too long" instead).
+pub fn absent_from(listing: &Listing, name: &[u8], path: &Path) -> bool {
+    name.len() <= 255
+        && key(path).len() < 4096
+        && name.is_ascii()
+        && !listing
+            .iter()
+            .any(|(entry, _)| entry.as_encoded_bytes() == name)
 }
 
 /// A value [`Disk::derived`] keeps.
@@ -308,19 +346,12 @@ impl Remembered<'_> {
             return false;
         };
         let name = name.as_encoded_bytes();
-        // Past these lengths the system says "name too long" instead.
-        if name.len() > 255 || key(path).len() >= 4096 || !name.is_ascii() {
+        if !absent_from(&Arc::from([]), name, path) {
             return false;
         }
         match self.read_dir.known(key(parent)) {
             Some(Ok(listing)) => {
-                !listing
-                    .iter()
-                    .any(|(entry, _)| entry.as_encoded_bytes() == name)
-                    && self
-                        .exact_lookup
-                        .get(key(parent), || Ok(self.exact_lookup(parent, &listing)))
-                        .unwrap_or(false)
+                absent_from(&listing, name, path) && self.is_exact(parent, &listing)
             }
             Some(Err(e)) if e.raw_os_error() == Some(NOT_FOUND) => true,
             // Nothing is below a directory that is not there (its own
@@ -330,6 +361,25 @@ impl Remembered<'_> {
                 .symlink_metadata(parent)
                 .is_err_and(|e| e.raw_os_error() == Some(NOT_FOUND)),
         }
+    }
+
+    /// [`Disk::exact_listing`] of a plain directory path from what is
+    /// remembered: its listing where lookups in it are exact
+    /// ([`Self::exact_lookup`]), or none when listing it found nothing
+    /// there.
+    fn listing_known(&self, dir: &Path) -> Option<Listing> {
+        match self.read_dir.known(key(dir))? {
+            Ok(listing) => self.is_exact(dir, &listing).then_some(listing),
+            Err(e) if e.raw_os_error() == Some(NOT_FOUND) => Some(Arc::from([])),
+            Err(_) => None,
+        }
+    }
+
+    /// [`Self::exact_lookup`], asked once per directory.
+    fn is_exact(&self, dir: &Path, listing: &Listing) -> bool {
+        self.exact_lookup
+            .get(key(dir), || Ok(self.exact_lookup(dir, listing)))
+            .unwrap_or(false)
     }
 
     /// Whether a name is found in directory `dir` (listed as `listing`)
@@ -460,6 +510,13 @@ impl Disk for Remembered<'_> {
     }
     fn count_tokens(&self, text: &str) -> usize {
         self.counts.count(text)
+    }
+    fn exact_listing(&self, dir: &Path) -> Option<Listing> {
+        if is_plain(key(dir)) {
+            self.listing_known(dir)
+        } else {
+            None
+        }
     }
 }
 

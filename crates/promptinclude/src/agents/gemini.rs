@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::disk::{Disk, Live};
+use super::disk::{absent_below, Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 
@@ -443,7 +443,13 @@ fn boundary(disk: &dyn Disk, start: &Path, markers: &[String]) -> Option<PathBuf
     }
     start
         .ancestors()
-        .find(|dir| usable.iter().any(|m| exists(disk, &dir.join(m))))
+        .find(|dir| {
+            let listing = disk.exact_listing(dir);
+            usable.iter().any(|m| {
+                let path = dir.join(m);
+                !absent_below(listing.as_ref(), m, &path) && exists(disk, &path)
+            })
+        })
         .map(Path::to_path_buf)
 }
 

@@ -196,6 +196,8 @@ pub fn contexts_shared(
         levels.entry(d.components().count()).or_default().push(i);
     }
     let env = |name: &str| env(name);
+    // The agent's variables are the same for every start: read once.
+    let own = Variables::read(agent, &env);
     let mut found: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
     for level in levels.values() {
         let done: Vec<(usize, Result<Shared, ContextError>)> = level
@@ -206,6 +208,7 @@ pub fn contexts_shared(
                     home,
                     env: &env,
                 };
+                let model = own.start(start.cwd, start.home);
                 // The parent's level is done; an `As` names an `Own`.
                 let owner = parent[i].map(|p| match found[p] {
                     Some(Shared::As(o)) => (p, o),
@@ -217,11 +220,13 @@ pub fn contexts_shared(
                 });
                 let shared = match owner {
                     Some((p, o, context))
-                        if adds_nothing(agent, &start, &dirs[p], context, disk) =>
+                        if model
+                            .as_ref()
+                            .is_some_and(|m| adds_nothing(m, &dirs[p], context, disk)) =>
                     {
                         Ok(Shared::As(o))
                     }
-                    _ => context_on(agent, &start, disk).map(Shared::Own),
+                    _ => context_of(model.as_ref(), &start, disk).map(Shared::Own),
                 };
                 (i, shared)
             })
@@ -237,23 +242,21 @@ pub fn contexts_shared(
         .collect())
 }
 
-/// Whether `agent` started in `start.cwd` loads what it loads in its parent
-/// directory `parent` (whose context is `context`).
+/// Whether the agent started as `start` says loads what it loads in the
+/// start's parent directory `parent` (whose context is `context`). (Agent
+/// Zero has no model start: its project is the whole tree, and only the
+/// root is asked for.)
 fn adds_nothing(
-    agent: Agent,
-    start: &Start<'_>,
+    start: &ModelStart<'_>,
     parent: &Path,
     context: &AgentContext,
     disk: &dyn disk::Disk,
 ) -> bool {
-    let own = Variables::read(agent, start.env);
-    match own.start(start.cwd, start.home) {
-        Some(ModelStart::Codex(s)) => codex::adds_nothing(&s, context, disk),
-        Some(ModelStart::ClaudeCode(s)) => claude_code::adds_nothing(&s, parent, context, disk),
-        Some(ModelStart::Gemini(s)) => gemini::adds_nothing(&s, parent, context, disk),
-        Some(ModelStart::Pi(s)) => pi::adds_nothing(&s, disk),
-        // Its project is the whole tree: only the root is asked for.
-        None => false,
+    match start {
+        ModelStart::Codex(s) => codex::adds_nothing(s, context, disk),
+        ModelStart::ClaudeCode(s) => claude_code::adds_nothing(s, parent, context, disk),
+        ModelStart::Gemini(s) => gemini::adds_nothing(s, parent, context, disk),
+        ModelStart::Pi(s) => pi::adds_nothing(s, disk),
     }
 }
 
@@ -313,11 +316,21 @@ pub fn context_on(
     disk: &dyn disk::Disk,
 ) -> Result<AgentContext, ContextError> {
     let own = Variables::read(agent, start.env);
-    match own.start(start.cwd, start.home) {
-        Some(ModelStart::Codex(s)) => codex::context_on(&s, disk),
-        Some(ModelStart::ClaudeCode(s)) => claude_code::context_on(&s, disk),
-        Some(ModelStart::Gemini(s)) => gemini::context_on(&s, disk),
-        Some(ModelStart::Pi(s)) => pi::context_on(&s, disk),
+    context_of(own.start(start.cwd, start.home).as_ref(), start, disk)
+}
+
+/// [`context_on`] with the agent's variables read already (`model`; `None`
+/// for Agent Zero, which reads its host's settings from `start.env`).
+fn context_of(
+    model: Option<&ModelStart<'_>>,
+    start: &Start<'_>,
+    disk: &dyn disk::Disk,
+) -> Result<AgentContext, ContextError> {
+    match model {
+        Some(ModelStart::Codex(s)) => codex::context_on(s, disk),
+        Some(ModelStart::ClaudeCode(s)) => claude_code::context_on(s, disk),
+        Some(ModelStart::Gemini(s)) => gemini::context_on(s, disk),
+        Some(ModelStart::Pi(s)) => pi::context_on(s, disk),
         None => agent_zero::context(&agent_zero::host_resolver(start.env), start.cwd),
     }
 }

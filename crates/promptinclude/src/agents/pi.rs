@@ -20,7 +20,7 @@ use std::ffi::OsStr;
 use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 
-use super::disk::{Disk, Live};
+use super::disk::{absent_below, Disk, Listing, Live};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 
 /// The pi version this model reproduces (`tests/pi/package.json`).
@@ -61,14 +61,34 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     let mut notes = Vec::new();
     let mut sent: Vec<(String, String)> = Vec::new();
     let mut seen = HashSet::new();
-    if let Some(found) = from_dir(disk, &agent_dir, &cwd, Role::Global, &mut files, &mut notes) {
+    if let Some(found) = from_dir(
+        disk,
+        &agent_dir,
+        None,
+        &cwd,
+        Role::Global,
+        &mut files,
+        &mut notes,
+    ) {
         seen.insert(found.0.clone());
         sent.push(found);
     }
     let mut ancestors = Vec::new();
     for dir in cwd.ancestors() {
+        // pi names the directory by its text: a name that is not UTF-8 is
+        // another path, which its listing does not answer for.
+        let listing = dir.to_str().and_then(|_| disk.exact_listing(dir));
         let dir = dir.to_string_lossy();
-        if let Some(found) = from_dir(disk, &dir, &cwd, Role::Project, &mut files, &mut notes) {
+        let found = from_dir(
+            disk,
+            &dir,
+            listing.as_ref(),
+            &cwd,
+            Role::Project,
+            &mut files,
+            &mut notes,
+        );
+        if let Some(found) = found {
             if seen.insert(found.0.clone()) {
                 ancestors.push(found);
             }
@@ -126,10 +146,12 @@ pub(crate) fn adds_nothing(start: &Start<'_>, disk: &dyn Disk) -> bool {
 }
 
 /// A directory's file (its path as pi names it, its text), recording what
-/// became of each candidate looked at.
+/// became of each candidate looked at (none that the directory's
+/// [exact listing](Disk::exact_listing), when known, lacks).
 fn from_dir(
     disk: &dyn Disk,
     dir: &str,
+    listing: Option<&Listing>,
     cwd: &Path,
     role: Role,
     files: &mut Vec<ContextFile>,
@@ -138,6 +160,9 @@ fn from_dir(
     for name in CANDIDATES {
         let named = join(dir, name);
         let path = cwd.join(&named);
+        if absent_below(listing, name, &path) {
+            continue;
+        }
         let Ok(meta) = disk.metadata(&path) else {
             continue;
         };

@@ -36,7 +36,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::disk::{derived, Disk, EntryType, Live};
+use super::disk::{absent_below, derived, Disk, EntryType, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 
@@ -272,24 +272,19 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         taken: HashSet::new(),
         skipped: Vec::new(),
     };
+    // What each directory's listing says is not there is not asked for.
+    let listings: Vec<Option<Listing>> = dirs.iter().map(|d| disk.exact_listing(d)).collect();
     let mut items = walk.file(&user_md, Kind::User, 0, None, true);
     items.extend(walk.rules(&config.join("rules"), Kind::User, None, &mut HashSet::new()));
-    for dir in &dirs {
-        items.extend(walk.file(&dir.join("CLAUDE.md"), Kind::Project, 0, None, false));
-        items.extend(walk.file(
-            &dir.join(".claude/CLAUDE.md"),
-            Kind::Project,
-            0,
-            None,
-            false,
-        ));
-        items.extend(walk.rules(
-            &dir.join(".claude/rules"),
-            Kind::Project,
-            None,
-            &mut HashSet::new(),
-        ));
-        items.extend(walk.file(&dir.join("CLAUDE.local.md"), Kind::Local, 0, None, false));
+    for (dir, listing) in dirs.iter().zip(&listings) {
+        let listing = listing.as_ref();
+        items.extend(walk.candidate(dir, "CLAUDE.md", Kind::Project, listing));
+        items.extend(walk.candidate(dir, ".claude/CLAUDE.md", Kind::Project, listing));
+        let rules = dir.join(".claude/rules");
+        if !absent_below(listing, ".claude/rules", &rules) {
+            items.extend(walk.rules(&rules, Kind::Project, None, &mut HashSet::new()));
+        }
+        items.extend(walk.candidate(dir, "CLAUDE.local.md", Kind::Local, listing));
     }
     let mut skipped = std::mem::take(&mut walk.skipped);
 
@@ -316,10 +311,10 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     });
     let claude_project = claude_file.is_some() || {
         let mut probe = fresh();
-        dirs.iter().any(|dir| {
+        dirs.iter().zip(&listings).any(|(dir, listing)| {
             CLAUDE_NAMES.iter().any(|name| {
                 !probe
-                    .file(&dir.join(&name[1..]), Kind::Project, 0, None, false)
+                    .candidate(dir, &name[1..], Kind::Project, listing.as_ref())
                     .is_empty()
             })
         })
@@ -327,9 +322,12 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     if claude_project {
         // Not read: listed as shadowed when they are there.
         let by = claude_file.map(|i| i.path.clone());
-        for dir in &dirs {
+        for (dir, listing) in dirs.iter().zip(&listings) {
             for name in ["AGENTS.md", ".claude/AGENTS.md"] {
                 let path = dir.join(name);
+                if absent_below(listing.as_ref(), name, &path) {
+                    continue;
+                }
                 if let Some(meta) = disk.metadata(&path).ok().filter(|m| m.is_file()) {
                     skipped.push(ContextFile {
                         path: path.clone(),
@@ -347,9 +345,9 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     } else {
         let mut agents = fresh();
         let mut found = Vec::new();
-        for dir in &dirs {
+        for (dir, listing) in dirs.iter().zip(&listings) {
             for name in ["AGENTS.md", ".claude/AGENTS.md"] {
-                found.extend(agents.file(&dir.join(name), Kind::Project, 0, None, false));
+                found.extend(agents.candidate(dir, name, Kind::Project, listing.as_ref()));
             }
         }
         skipped.extend(agents.skipped);
@@ -445,6 +443,26 @@ impl<'a> Walk<'a> {
             outcome: Outcome::Skipped(why),
             parent: parent.map(Path::to_path_buf),
         });
+    }
+
+    /// The project file `name` (a path below `dir`) and its imports, as
+    /// [`Walk::file`] finds them; where `listing` (the directory's
+    /// [exact listing](Disk::exact_listing)) says it is not there, what
+    /// that finds for a missing file without asking: the path taken,
+    /// nothing sent.
+    fn candidate(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        kind: Kind,
+        listing: Option<&Listing>,
+    ) -> Vec<Item> {
+        let path = dir.join(name);
+        if absent_below(listing, name, &path) {
+            self.taken.insert(path);
+            return Vec::new();
+        }
+        self.file(&path, kind, 0, None, false)
     }
 
     /// One file and its imports, in Claude Code's order (`anywhere`: its
