@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use super::super::js::{trim as js_trim, SPACE_CLASS as JS_SPACE};
+use super::super::js::{is_space, trim as js_trim, SPACE_CLASS as JS_SPACE};
 
 /// An instruction file's text split as Claude Code splits it.
 pub struct Parsed {
@@ -59,21 +59,20 @@ fn front_matter(text: &str) -> (&str, bool) {
 /// The front matter's YAML and the body after it, when the file starts
 /// with front matter as Claude Code finds it.
 fn split_front_matter(text: &str) -> Option<(&str, &str)> {
-    static OPEN: OnceLock<Regex> = OnceLock::new();
-    let open = OPEN.get_or_init(|| {
-        Regex::new(&format!(
-            r"\A---[{JS_SPACE}]*\n((?s:.)*?)---[{JS_SPACE}]*\n?"
-        ))
-        .expect("a valid regex")
-    });
+    // Claude Code matches `^---\s*\n([\s\S]*?)---\s*\n?` (JavaScript's
+    // `\s`). Written out (compiling it was a fiftieth of an
+    // `audit --agents` run): the opening line ends at the last line feed of
+    // the spaces after `---`, the front matter at the first `---` after
+    // it, and the closing takes every space after that.
     let unmarked = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if unmarked.get(3..).is_none_or(|rest| !rest.contains("---")) {
-        return None;
-    }
-    let found = open.captures(unmarked)?;
-    let whole = found.get(0).expect("group 0");
-    let yaml = found.get(1).map_or("", |m| m.as_str());
-    Some((yaml, &unmarked[whole.end()..]))
+    let rest = unmarked.strip_prefix("---")?;
+    let spaces = rest.len() - rest.trim_start_matches(is_space).len();
+    let after = &rest[rest[..spaces].rfind('\n')? + 1..];
+    let close = after.find("---")?;
+    Some((
+        &after[..close],
+        after[close + 3..].trim_start_matches(is_space),
+    ))
 }
 
 /// The front matter as Claude Code loads it: Bun's YAML, then, if that
@@ -594,6 +593,41 @@ fn scan(run: &str, found: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The front matter is split as Claude Code's regex splits it: every
+    /// text of up to six pieces of dashes, line ends and spaces (JavaScript's
+    /// and not), against the regex itself.
+    #[test]
+    fn front_matter_splits_as_the_regex() {
+        let regex = Regex::new(&format!(
+            r"\A---[{JS_SPACE}]*\n((?s:.)*?)---[{JS_SPACE}]*\n?"
+        ))
+        .unwrap();
+        const PIECES: [&str; 9] = [
+            "---", "-", "\n", " ", "\u{a0}", "\u{feff}", "a", "\r\n", "\u{85}",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..6 {
+            let longer: Vec<String> = texts
+                .iter()
+                .filter(|t| t.len() < 12)
+                .flat_map(|t| PIECES.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        assert!(texts.len() > 100_000);
+        fn by_regex<'a>(regex: &Regex, text: &'a str) -> Option<(&'a str, &'a str)> {
+            let unmarked = text.strip_prefix('\u{feff}').unwrap_or(text);
+            let found = regex.captures(unmarked)?;
+            let end = found.get(0)?.end();
+            Some((found.get(1)?.as_str(), &unmarked[end..]))
+        }
+        for text in &texts {
+            assert_eq!(split_front_matter(text), by_regex(&regex, text), "{text:?}");
+        }
+    }
 
     #[test]
     fn front_matter_is_cut_and_paths_scope_a_rule() {

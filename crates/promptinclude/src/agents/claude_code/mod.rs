@@ -531,10 +531,9 @@ impl<'a> Walk<'a> {
             self.skip(path, kind, Some(len), parent, Skip::NotText);
             return Vec::new();
         }
-        let text = String::from_utf8_lossy(&bytes);
-        // A file is parsed once for all the starts that load it.
+        // A file is decoded and parsed once for all the starts that load it.
         let parsed = derived(self.disk, "claude-code markdown", path, || {
-            markdown::parse(&text, true)
+            markdown::parse(&String::from_utf8_lossy(&bytes), true)
         });
         if js_trim(&parsed.content).is_empty() {
             self.skip(path, kind, Some(len), parent, Skip::Blank);
