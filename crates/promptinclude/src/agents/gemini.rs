@@ -32,10 +32,11 @@ use std::io;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::disk::{absent_below, Disk, Live};
+use super::disk::{absent_below, derived, Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 
@@ -83,7 +84,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     let in_home = disk.canonicalize(&home).is_ok_and(|h| h == cwd);
     let user = read_json(disk, &gemini_dir.join("settings.json"));
     let workspace = if in_home {
-        Value::Null
+        Arc::new(Value::Null)
     } else {
         read_json(disk, &cwd.join(".gemini/settings.json"))
     };
@@ -329,19 +330,22 @@ fn bytes_of(disk: &dyn Disk, path: &Path) -> Option<u64> {
 
 /// A settings file as Gemini CLI reads it (`//` comment lines allowed); an
 /// absent or broken one counts as empty.
-fn read_json(disk: &dyn Disk, path: &Path) -> Value {
-    let Ok(text) = disk
-        .read(path)
-        .map(|b| String::from_utf8(b.to_vec()).unwrap_or_default())
-    else {
-        return Value::Null;
-    };
-    let without_comments: String = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    serde_json::from_str(&without_comments).unwrap_or(Value::Null)
+fn read_json(disk: &dyn Disk, path: &Path) -> Arc<Value> {
+    // Parsed once for every start that reads it.
+    derived(disk, "gemini json", path, || {
+        let Ok(text) = disk
+            .read(path)
+            .map(|b| String::from_utf8(b.to_vec()).unwrap_or_default())
+        else {
+            return Value::Null;
+        };
+        let without_comments: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        serde_json::from_str(&without_comments).unwrap_or(Value::Null)
+    })
 }
 
 /// The `context` settings (the workspace's keys replace the user's).
@@ -534,11 +538,22 @@ fn private_memory(
     names: &[String],
 ) -> Vec<PathBuf> {
     let registry = read_json(disk, &gemini_dir.join("projects.json"));
-    let id = registry["projects"][cwd.to_string_lossy().as_ref()]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| slug(cwd));
-    let dir = gemini_dir.join("tmp").join(id).join("memory");
+    let registered = registry["projects"][cwd.to_string_lossy().as_ref()].as_str();
+    let tmp = gemini_dir.join("tmp");
+    // Nothing below a directory that is not there is readable: one
+    // question for a user without project memory at all, where every path
+    // looked at stays below it (the unregistered name is a slug).
+    let below = |p: &str| !p.starts_with('/') && p.split('/').all(|part| part != "..");
+    if registered.is_none_or(below)
+        && names.iter().all(|n| below(n))
+        && disk
+            .metadata(&tmp)
+            .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+    {
+        return Vec::new();
+    }
+    let id = registered.map_or_else(|| slug(cwd), str::to_string);
+    let dir = tmp.join(id).join("memory");
     let index = dir.join("MEMORY.md");
     if readable(disk, &index) {
         return vec![index];
@@ -936,4 +951,58 @@ fn real_path(disk: &dyn Disk, path: &Path, visited: &mut HashSet<PathBuf>) -> Op
 /// Node's `path.resolve(base, path)`.
 fn resolve(base: &Path, path: &Path) -> PathBuf {
     normalize(&base.join(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use super::private_memory;
+    use crate::agents::disk::{Live, Remembered};
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// Without `~/.gemini/tmp` there is no project memory, unless a name
+    /// or a registered project leads out of it: those are still found.
+    #[test]
+    fn private_memory_outside_a_missing_tmp_is_still_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let gemini = base.join("home/.gemini");
+        let cwd = base.join("work/proj");
+        fs::create_dir_all(&cwd).unwrap();
+        fs::create_dir_all(&gemini).unwrap();
+        let names = |list: &[&str]| -> Vec<String> { list.iter().map(|s| s.to_string()).collect() };
+        let found = |names: &[String]| {
+            let disk = Remembered::over(&Live);
+            private_memory(&disk, &gemini, &cwd, names)
+        };
+        assert!(found(&names(&["GEMINI.md"])).is_empty());
+        // A name that climbs out of the memory directory.
+        write(&gemini.join("escape.md"), "E");
+        assert_eq!(
+            found(&names(&["GEMINI.md", "../../../escape.md"])),
+            vec![gemini.join("escape.md")]
+        );
+        // A registered project named by an absolute path.
+        let elsewhere = base.join("elsewhere");
+        write(&elsewhere.join("memory/MEMORY.md"), "M");
+        let registry = serde_json::json!({ "projects": { cwd.to_str().unwrap(): elsewhere.to_str().unwrap() } });
+        write(&gemini.join("projects.json"), &registry.to_string());
+        assert_eq!(
+            found(&names(&["GEMINI.md"])),
+            vec![elsewhere.join("memory/MEMORY.md")]
+        );
+        // With `tmp`, the project's own memory.
+        fs::remove_file(gemini.join("projects.json")).unwrap();
+        write(&gemini.join("tmp/proj/memory/GEMINI.md"), "G");
+        assert_eq!(
+            found(&names(&["GEMINI.md"])),
+            vec![gemini.join("tmp/proj/memory/GEMINI.md")]
+        );
+    }
 }
