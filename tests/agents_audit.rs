@@ -656,9 +656,21 @@ fn not_shared_is_a_rule_one_agent_gets_and_another_does_not() {
     repo.write("CLAUDE.md", "root claude\n")
         .write("services/payments/AGENTS.md", "payments\n")
         .write("services/orders/AGENTS.md", "orders\n")
-        .write("services/orders/CLAUDE.md", "@AGENTS.md\n");
+        .write("services/orders/CLAUDE.md", "@AGENTS.md\n")
+        .write("services/billing/AGENTS.md", "billing\n")
+        .write("services/billing/CLAUDE.md", "billing\n")
+        .write("services/linked/AGENTS.md", "linked\n");
+    std::os::unix::fs::symlink("AGENTS.md", repo.root.join("services/linked/CLAUDE.md")).unwrap();
     let tree = repo.audit(&[Agent::Codex, Agent::ClaudeCode]);
     let not_shared = of_kind(&tree, AgentWarningKind::NotShared);
+    // The same text in another file, and the same file by another name:
+    // shared.
+    for shared in ["services/billing/AGENTS.md", "services/linked/AGENTS.md"] {
+        assert!(
+            !not_shared.iter().any(|(_, p)| p == shared),
+            "{shared}: {not_shared:?}"
+        );
+    }
     let payments = find(
         &tree,
         AgentWarningKind::NotShared,

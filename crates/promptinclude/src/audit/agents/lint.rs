@@ -93,7 +93,16 @@ pub fn any_match(
             }
             let spec =
                 promptinclude_pycompat::gitwildmatch::IgnoreSpec::from_lines(&lowered).ok()?;
-            Some(below.any(|rel| spec.is_file_ignored(&rel.to_lowercase())))
+            // Most paths are lower case already: not copied to be lowered.
+            let unchanged =
+                |rel: &str| rel.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase());
+            Some(below.any(|rel| {
+                if unchanged(&rel) {
+                    spec.is_file_ignored(&rel)
+                } else {
+                    spec.is_file_ignored(&rel.to_lowercase())
+                }
+            }))
         }
     }
 }

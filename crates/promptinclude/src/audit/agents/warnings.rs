@@ -5,6 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Serialize, Serializer};
@@ -523,7 +524,7 @@ fn project_dir(rule: &Path) -> &Path {
 /// Project files sent to one agent and not to another started in the same
 /// directory (the first of each chain), neither as that file nor as the
 /// same text. Agent Zero, whose files are another kind, is left out.
-fn not_shared(chains: &[AgentChains], ids: &Identities<'_>, found: &mut Found) {
+fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mut Found) {
     let agents: Vec<&AgentChains> = chains
         .iter()
         .filter(|a| a.agent != Agent::AgentZero && a.error.is_none())
@@ -531,23 +532,41 @@ fn not_shared(chains: &[AgentChains], ids: &Identities<'_>, found: &mut Found) {
     if agents.len() < 2 {
         return;
     }
-    // Each agent's chain for each directory.
-    let at: Vec<FxHashMap<&[u8], &Chain>> = agents
+    // Each agent's chain for each directory, with what the chain sends:
+    // the files its paths lead to, and their texts.
+    struct Sent<'a> {
+        targets: FxHashSet<&'a Path>,
+        digests: FxHashSet<[u8; 32]>,
+    }
+    let sent_by = |chain: &'a Chain| {
+        let ids = chain
+            .context
+            .files
+            .iter()
+            .filter(|f| f.is_sent())
+            .map(|f| &ids[bytes(&f.path)]);
+        Sent {
+            targets: ids.clone().map(|id| id.target.as_path()).collect(),
+            digests: ids.filter_map(|id| id.digest).collect(),
+        }
+    };
+    let at: Vec<FxHashMap<&[u8], Rc<Sent<'_>>>> = agents
         .iter()
         .map(|a| {
             a.chains
                 .iter()
-                .flat_map(|c| c.dirs.iter().map(move |d| (bytes(d), c)))
+                .flat_map(|c| {
+                    let sent = Rc::new(sent_by(c));
+                    c.dirs.iter().map(move |d| (bytes(d), Rc::clone(&sent)))
+                })
                 .collect()
         })
         .collect();
     let target = |p: &Path| ids[bytes(p)].target.clone();
-    let sends = |chain: &Chain, file: &Path| {
+    let sends = |sent: &Sent<'_>, file: &Path| {
         let want = &ids[bytes(file)];
-        chain.context.files.iter().filter(|f| f.is_sent()).any(|f| {
-            let got = &ids[bytes(&f.path)];
-            got.target == want.target || (want.digest.is_some() && got.digest == want.digest)
-        })
+        sent.targets.contains(want.target.as_path())
+            || want.digest.is_some_and(|d| sent.digests.contains(&d))
     };
     // For each (file, agent that misses it): where, and who loads it there.
     struct Miss {
