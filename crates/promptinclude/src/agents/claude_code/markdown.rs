@@ -19,6 +19,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 use super::super::js::{is_space, trim as js_trim, SPACE_CLASS as JS_SPACE};
 
 /// An instruction file's text split as Claude Code splits it.
+#[derive(Debug)]
 pub struct Parsed {
     /// The text after the front matter, HTML comments stripped.
     pub content: String,

@@ -32,9 +32,12 @@ mod markdown;
 pub use markdown::{scope as rule_scope, Scope as RuleScope};
 
 use std::collections::HashSet;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
 
 use super::disk::{absent_below, derived, Disk, EntryType, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
@@ -219,7 +222,8 @@ impl Kind {
 struct Item {
     path: PathBuf,
     kind: Kind,
-    content: String,
+    /// What it says (its parse, shared by every start that loads it).
+    parsed: Arc<markdown::Parsed>,
     bytes: u64,
     scoped: bool,
     parent: Option<PathBuf>,
@@ -230,7 +234,8 @@ struct Walk<'a> {
     disk: &'a dyn Disk,
     cwd: &'a Path,
     home: &'a Path,
-    taken: HashSet<PathBuf>,
+    /// By their bytes (each in its one normal form: plain, or real).
+    taken: FxHashSet<OsString>,
     skipped: Vec<ContextFile>,
 }
 
@@ -269,7 +274,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         disk,
         cwd: &cwd,
         home: start.home,
-        taken: HashSet::new(),
+        taken: FxHashSet::default(),
         skipped: Vec::new(),
     };
     // What each directory's listing says is not there is not asked for.
@@ -296,7 +301,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         disk,
         cwd: &cwd,
         home: start.home,
-        taken: HashSet::from([user_md.clone()]),
+        taken: FxHashSet::from_iter([strip_trailing_slashes(&user_md).into_os_string()]),
         skipped: Vec::new(),
     };
     let claude_file = items.iter().find(|i| {
@@ -459,7 +464,7 @@ impl<'a> Walk<'a> {
     ) -> Vec<Item> {
         let path = dir.join(name);
         if absent_below(listing, name, &path) {
-            self.taken.insert(path);
+            self.taken.insert(path.into_os_string());
             return Vec::new();
         }
         self.file(&path, kind, 0, None, false)
@@ -476,7 +481,7 @@ impl<'a> Walk<'a> {
         anywhere: bool,
     ) -> Vec<Item> {
         let key = strip_trailing_slashes(path);
-        if self.taken.contains(&key) {
+        if self.taken.contains(key.as_os_str()) {
             if parent.is_some() {
                 self.skip(path, kind, None, parent, Skip::Repeated);
             }
@@ -492,15 +497,15 @@ impl<'a> Walk<'a> {
             self.skip(path, kind, None, parent, Skip::Outside);
             return Vec::new();
         }
-        if linked.is_some_and(|r| self.taken.contains(r)) {
+        if linked.is_some_and(|r| self.taken.contains(r.as_os_str())) {
             if parent.is_some() {
                 self.skip(path, kind, None, parent, Skip::Repeated);
             }
             return Vec::new();
         }
-        self.taken.insert(key);
+        self.taken.insert(key.into_os_string());
         if let Some(r) = linked {
-            self.taken.insert(r.to_path_buf());
+            self.taken.insert(r.as_os_str().to_os_string());
         }
         let bytes = match read(self.disk, path) {
             Read::Text(bytes) => bytes,
@@ -542,7 +547,7 @@ impl<'a> Walk<'a> {
         let mut items = vec![Item {
             path: path.to_path_buf(),
             kind,
-            content: parsed.content.clone(),
+            parsed: Arc::clone(&parsed),
             bytes: len,
             scoped: parsed.scoped,
             parent: parent.map(Path::to_path_buf),
@@ -644,11 +649,11 @@ fn unseen(found: Vec<Item>, items: &[Item]) -> Vec<Item> {
     let texts: HashSet<&str> = items
         .iter()
         .filter(|i| i.kind != Kind::User)
-        .map(|i| js_trim(&i.content))
+        .map(|i| js_trim(&i.parsed.content))
         .collect();
     let mut out = Vec::new();
     for item in found {
-        let text = js_trim(&item.content);
+        let text = js_trim(&item.parsed.content);
         if paths.contains(&item.path) || (!text.is_empty() && texts.contains(text)) {
             continue;
         }
@@ -725,23 +730,24 @@ fn finish(
     skipped: Vec<ContextFile>,
     notes: Vec<String>,
 ) -> AgentContext {
-    let parts: Vec<String> = items
-        .iter()
-        .map(|i| {
-            format!(
-                "Contents of {}{}:\n\n{}",
-                i.path.to_string_lossy(),
-                i.kind.suffix(),
-                js_trim(&i.content)
-            )
-        })
-        .collect();
-    let sent = (!parts.is_empty()).then(|| Part {
-        place: Place::UserMessage,
-        text: format!(
-            "<system-reminder>\n{HEADER}\n\n{}\n</system-reminder>",
-            parts.join("\n\n")
-        ),
+    // Written in place: the files' texts are most of it.
+    let sent = (!items.is_empty()).then(|| {
+        let mut text = format!("<system-reminder>\n{HEADER}\n\n");
+        for (k, i) in items.iter().enumerate() {
+            if k > 0 {
+                text.push_str("\n\n");
+            }
+            text.push_str("Contents of ");
+            text.push_str(&i.path.to_string_lossy());
+            text.push_str(i.kind.suffix());
+            text.push_str(":\n\n");
+            text.push_str(js_trim(&i.parsed.content));
+        }
+        text.push_str("\n</system-reminder>");
+        Part {
+            place: Place::UserMessage,
+            text,
+        }
     });
     let mut files: Vec<ContextFile> = items
         .iter()
@@ -749,7 +755,7 @@ fn finish(
             path: i.path.clone(),
             role: i.kind.role(),
             bytes: Some(i.bytes),
-            tokens: disk.count_tokens(js_trim(&i.content)),
+            tokens: disk.count_tokens(js_trim(&i.parsed.content)),
             outcome: Outcome::Loaded,
             parent: i.parent.clone(),
         })
