@@ -8,6 +8,3 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     ExitCode::from(promptinclude_cli::run(std::env::args_os()))
 }
-
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
