@@ -87,12 +87,18 @@ pub fn absent_below(listing: Option<&Listing>, name: &str, path: &Path) -> bool 
 /// it, and neither it nor `path` is too long for the system to look up
 /// (which says "name too long" instead).
 pub fn absent_from(listing: &Listing, name: &[u8], path: &Path) -> bool {
-    name.len() <= 255
-        && key(path).len() < 4096
-        && name.is_ascii()
+    answerable(name, path)
         && !listing
             .iter()
             .any(|(entry, _)| entry.as_encoded_bytes() == name)
+}
+
+/// Whether a lookup of `path`, whose first part below a listed directory is
+/// `name`, can be answered from the listing: the system would not say
+/// "name too long" instead, and the name is ASCII (the listing's names are
+/// compared by bytes).
+fn answerable(name: &[u8], path: &Path) -> bool {
+    name.len() <= 255 && key(path).len() < 4096 && name.is_ascii()
 }
 
 /// A value [`Disk::derived`] keeps.
@@ -346,7 +352,7 @@ impl Remembered<'_> {
             return false;
         };
         let name = name.as_encoded_bytes();
-        if !absent_from(&Arc::from([]), name, path) {
+        if !answerable(name, path) {
             return false;
         }
         match self.read_dir.known(key(parent)) {
