@@ -20,6 +20,11 @@
 //! A temporary directory is first renamed aside, so that files other threads
 //! are still creating inside it by path cannot land in it, then removed.
 //!
+//! The handlers also set a flag when a signal is delivered; a command that
+//! finishes while that flag is set waits for the signal thread ([`settle`]),
+//! so that what followed the signal (its parent closing stdin, say) cannot
+//! make it exit another way first.
+//!
 //! A command that runs until it is stopped (`--watch`) calls
 //! [`stop_gracefully`]: then the first signal only sets a flag
 //! ([`stop_requested`]), which the command checks between its updates, so it

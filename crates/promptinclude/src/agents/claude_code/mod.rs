@@ -225,7 +225,6 @@ struct Item {
     /// What it says (its parse, shared by every start that loads it).
     parsed: Arc<markdown::Parsed>,
     bytes: u64,
-    scoped: bool,
     parent: Option<PathBuf>,
 }
 
@@ -549,7 +548,6 @@ impl<'a> Walk<'a> {
             kind,
             parsed: Arc::clone(&parsed),
             bytes: len,
-            scoped: parsed.scoped,
             parent: parent.map(Path::to_path_buf),
         }];
         // Imports are resolved from the real file's directory (through a link too).
@@ -630,7 +628,7 @@ impl<'a> Walk<'a> {
             } else if meta.is_file() && name.as_encoded_bytes().ends_with(b".md") {
                 let loaded = self.file(&target, kind, 0, None, anywhere);
                 for item in loaded {
-                    if item.scoped {
+                    if item.parsed.scoped {
                         self.skipped
                             .push(not_sent(&item, Outcome::Skipped(Skip::ScopedOut)));
                     } else {
