@@ -289,15 +289,17 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
         for (a, agent) in Agent::ALL.into_iter().enumerate() {
             let every = agents::contexts_under(agent, &repo, &home, &env, &Remembered::over(&Live))
                 .unwrap();
-            let some = agents::contexts_shared(agent, &repo, &home, &env, &Remembered::over(&Live))
-                .unwrap();
+            let disk = Remembered::over(&Live);
+            let tree = agents::Tree::of(&repo, &disk).unwrap();
+            let some = agents::contexts_shared(agent, &tree, &home, &env, &disk).unwrap();
+            let some: Vec<_> = tree.starts(agent).iter().zip(some).collect();
             assert_eq!(
                 every.len(),
                 some.len(),
                 "{agent:?}, case {case}, seed {seed}"
             );
             for (i, (dir, found)) in some.iter().enumerate() {
-                assert_eq!(dir, &every[i].cwd, "{agent:?}, case {case}, seed {seed}");
+                assert_eq!(*dir, &every[i].cwd, "{agent:?}, case {case}, seed {seed}");
                 match found {
                     agents::Shared::Own(context) => assert_eq!(context, &every[i]),
                     agents::Shared::As(owner) => {
@@ -352,7 +354,8 @@ fn remembered_realpath_is_realpath() {
         }
         for _ in 0..10 {
             let at = rng.pick(&dirs).join(rng.pick(NAMES));
-            if fs::write(&at, "text").is_ok() {
+            // Of lengths about the prefixes asked for (0, 2, 5, 64).
+            if fs::write(&at, "text".repeat(rng.below(3))).is_ok() {
                 made.push(at);
             }
         }
@@ -482,13 +485,17 @@ fn answer(disk: &dyn Disk, question: usize, path: &Path) -> String {
         3 => shown(disk.canonicalize(path)),
         4 => shown(disk.read(path)),
         5 => shown(disk.read_prefix(path, 2)),
+        9 => shown(disk.read_prefix(path, 0)),
+        10 => shown(disk.read_prefix(path, 5)),
+        11 => shown(disk.read_prefix(path, 64)),
         6 => shown(disk.read_dir(path).map(|listing| {
             let mut names: Vec<OsString> = listing.iter().map(|(n, _)| n.clone()).collect();
             names.sort();
             names
         })),
         7 => shown(disk.read_link(path)),
-        _ => format!("readable {}", disk.readable(path)),
+        8 => format!("readable {}", disk.readable(path)),
+        _ => unreachable!("question {question}"),
     }
 }
 
@@ -531,7 +538,8 @@ fn remembered_answers_are_the_systems() {
         }
         for _ in 0..12 {
             let at = rng.pick(&dirs).join(rng.pick(NAMES));
-            if fs::write(&at, "text").is_ok() {
+            // Of lengths about the prefixes asked for (0, 2, 5, 64).
+            if fs::write(&at, "text".repeat(rng.below(3))).is_ok() {
                 made.push(at);
             }
         }
@@ -553,14 +561,19 @@ fn remembered_answers_are_the_systems() {
         }
         let remembered = Remembered::over(&twisted);
         let mut asked = 0;
+        let mut path = base.clone();
         for _ in 0..80 {
-            let mut path = rng.pick(&made).clone();
-            for _ in 0..rng.below(3) {
-                path.push(rng.pick(NAMES));
+            // Now and then the same path again, so that answers kept for
+            // one question meet another (a longer prefix, say).
+            if !rng.chance(25) {
+                path = rng.pick(&made).clone();
+                for _ in 0..rng.below(3) {
+                    path.push(rng.pick(NAMES));
+                }
             }
             // Listings first, mostly, so that most questions can be
             // answered from them.
-            let mut question = if rng.chance(30) { 6 } else { rng.below(9) };
+            let mut question = if rng.chance(30) { 6 } else { rng.below(12) };
             // `Twisted` folds case and refuses lookups only in its own
             // lookups, not in the `realpath` it leaves to the system.
             if question == 3 && !(twisted.folding.is_empty() && twisted.locked.is_empty()) {
@@ -645,7 +658,7 @@ fn remembered_answers_through_a_confined_view_are_the_views() {
             order.reverse();
         }
         for path in order {
-            for question in 0..9 {
+            for question in 0..12 {
                 assert_eq!(
                     answer(&remembered, question, path),
                     answer(&confined, question, path),

@@ -165,7 +165,9 @@ fn every_chain_is_what_context_says_in_each_of_its_directories() {
         let repo = Repo::new();
         random_monorepo(&mut rng, &repo);
         let tree = repo.audit(&Agent::ALL);
-        let dirs = agents::directories(&repo.root, &agents::disk::Live).unwrap();
+        let dirs = agents::Tree::of(&repo.root, &agents::disk::Live)
+            .unwrap()
+            .dirs;
         for agent in &tree.agents {
             let label = format!("seed {seed} case {case} {}", agent.agent.name());
             assert_eq!(agent.error, None, "{label}");

@@ -278,7 +278,7 @@ fn global_text(disk: &dyn Disk, codex_home: &Path, files: &mut Vec<ContextFile>)
             )),
             Ok(bytes) => {
                 let len = bytes.len() as u64;
-                let decoded = String::from_utf8_lossy(&bytes);
+                let decoded = super::lossy(&bytes);
                 let trimmed = decoded.trim();
                 if trimmed.is_empty() {
                     files.push(not_sent(
@@ -434,7 +434,7 @@ fn project_texts(
         };
         let at = bytes.len() as u64;
         let of = file.len.max(at);
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = super::lossy(&bytes).into_owned();
         if text.trim().is_empty() {
             outcomes.push((Outcome::Skipped(Skip::Blank), 0));
             continue;

@@ -263,6 +263,45 @@ impl<T: Clone> Answers<T> {
     }
 }
 
+/// The longest prefix of each file read so far (Codex reads each file up
+/// to what is left of its budget, which differs from chain to chain).
+#[derive(Default)]
+struct Prefixes(Mutex<ByPath<Prefix>>);
+
+/// A file's first bytes, read up to `limit`.
+#[derive(Clone)]
+struct Prefix {
+    bytes: Arc<[u8]>,
+    limit: u64,
+}
+
+impl Prefix {
+    /// Whether reading up to `limit` gives this read's bytes up to
+    /// `limit`: it read as far, or it stopped short of its own limit at
+    /// the file's end.
+    fn answers(&self, limit: u64) -> bool {
+        self.limit >= limit || (self.bytes.len() as u64) < self.limit
+    }
+}
+
+impl Prefixes {
+    fn known(&self, key: &[u8]) -> Option<Prefix> {
+        let prefixes = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        prefixes.get(key).cloned()
+    }
+    /// Keeps `prefix` unless a longer read of the file is kept already.
+    fn keep(&self, key: &[u8], prefix: Prefix) {
+        let mut prefixes = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match prefixes.get_mut(key) {
+            Some(kept) if kept.limit >= prefix.limit => {}
+            Some(kept) => *kept = prefix,
+            None => {
+                prefixes.insert(key.to_vec(), prefix);
+            }
+        }
+    }
+}
+
 /// A path's bytes, as an [`Answers`] key.
 fn key(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
@@ -277,7 +316,7 @@ pub struct Remembered<'a> {
     resolution_metadata: Answers<Metadata>,
     canonicalize: Answers<PathBuf>,
     read: Answers<Arc<[u8]>>,
-    read_prefix: Answers<Vec<u8>>,
+    prefixes: Prefixes,
     read_dir: Answers<Listing>,
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
@@ -296,7 +335,7 @@ impl<'a> Remembered<'a> {
             resolution_metadata: Answers::new(),
             canonicalize: Answers::new(),
             read: Answers::new(),
-            read_prefix: Answers::new(),
+            prefixes: Prefixes::default(),
             read_dir: Answers::new(),
             read_link: Answers::new(),
             readable: Answers::new(),
@@ -333,6 +372,9 @@ impl Remembered<'_> {
             return self.inner.canonicalize(path);
         };
         let real = self.canonicalize(parent)?.join(name);
+        if self.listed_as_no_link(&real) {
+            return Ok(real);
+        }
         if self.resolution_metadata(&real)?.file_type().is_symlink() {
             self.inner.canonicalize(&real)
         } else {
@@ -367,6 +409,22 @@ impl Remembered<'_> {
                 .symlink_metadata(parent)
                 .is_err_and(|e| e.raw_os_error() == Some(NOT_FOUND)),
         }
+    }
+
+    /// Whether `path`'s parent is listed already, lookups in it are exact
+    /// (so it can be searched), and it lists `path`'s name as a file or
+    /// directory: then `lstat` finds it and it is not a link, which is
+    /// all [`Self::resolve`] asks `lstat` (a tree's every directory is
+    /// resolved as an agent's start).
+    fn listed_as_no_link(&self, path: &Path) -> bool {
+        let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
+            return false;
+        };
+        self.listing_known(parent).is_some_and(|listing| {
+            listing
+                .iter()
+                .any(|(n, kind)| n == name && (kind.is_dir() || kind.is_file()))
+        })
     }
 
     /// [`Disk::exact_listing`] of a plain directory path from what is
@@ -482,11 +540,26 @@ impl Disk for Remembered<'_> {
         })
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let mut with_limit = key(path).to_vec();
-        with_limit.extend_from_slice(&limit.to_le_bytes());
-        self.read_prefix.get(&with_limit, || {
-            self.unless_absent(path, || self.inner.read_prefix(path, limit))
-        })
+        if limit == 0 {
+            // Reading nothing does not read a directory (and fail).
+            return self.unless_absent(path, || self.inner.read_prefix(path, limit));
+        }
+        let known = self.prefixes.known(key(path));
+        if let Some(prefix) = known.as_ref().filter(|p| p.answers(limit)) {
+            return Ok(prefix.bytes[..prefix.bytes.len().min(limit as usize)].to_vec());
+        }
+        // Errors are not kept: one may depend on how far the file is read.
+        let bytes = self.unless_absent(path, || self.inner.read_prefix(path, limit))?;
+        if known.is_none_or(|p| p.limit < limit) {
+            self.prefixes.keep(
+                key(path),
+                Prefix {
+                    bytes: Arc::from(&bytes[..]),
+                    limit,
+                },
+            );
+        }
+        Ok(bytes)
     }
     fn read_dir(&self, path: &Path) -> io::Result<Listing> {
         self.read_dir.get(key(path), || {

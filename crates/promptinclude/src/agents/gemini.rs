@@ -600,7 +600,7 @@ fn read_context_file(
     imports: &mut Vec<ContextFile>,
 ) -> io::Result<String> {
     let bytes = disk.read(path)?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let text = super::lossy(&bytes).into_owned();
     let base = path.parent().unwrap_or(Path::new("/"));
     let root = boundary(disk, base, &settings.markers).unwrap_or_else(|| base.to_path_buf());
     let processed = if settings.flat {
@@ -854,7 +854,7 @@ fn read_import(disk: &dyn Disk, full: &Path) -> Result<String, String> {
         return Err(node_error(&e, "access", &shown));
     }
     match disk.read(full) {
-        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Ok(bytes) => Ok(super::lossy(&bytes).into_owned()),
         Err(e) if e.raw_os_error() == Some(21) => {
             Err("EISDIR: illegal operation on a directory, read".to_string())
         }

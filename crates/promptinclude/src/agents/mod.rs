@@ -124,9 +124,10 @@ pub fn contexts_under(
     disk: &disk::Remembered<'_>,
 ) -> Result<Vec<AgentContext>, ContextError> {
     use rayon::prelude::*;
-    let dirs = start_dirs(agent, root, disk)?;
+    let tree = Tree::of(root, disk)?;
     let env = |name: &str| env(name);
-    dirs.par_iter()
+    tree.starts(agent)
+        .par_iter()
         .map(|dir| {
             let start = Start {
                 cwd: dir,
@@ -138,18 +139,52 @@ pub fn contexts_under(
         .collect()
 }
 
-/// The directories whose contexts [`contexts_under`] and
-/// [`contexts_shared`] give: every directory of the tree, or for Agent Zero
-/// (whose project is the whole tree) the root alone.
-fn start_dirs(
-    agent: Agent,
-    root: &Path,
-    disk: &dyn disk::Disk,
-) -> Result<Vec<PathBuf>, ContextError> {
-    if agent == Agent::AgentZero {
-        Ok(vec![physical_cwd(disk, root)?])
-    } else {
-        directories(root, disk)
+/// Every directory of a tree by its physical path, in
+/// [`contexts_under`]'s order, each with its parent.
+pub struct Tree {
+    /// The directories, the root first.
+    pub dirs: Vec<PathBuf>,
+    /// The index in `dirs` of each one's parent (`None` for the root).
+    pub parents: Vec<Option<usize>>,
+}
+
+impl Tree {
+    /// The tree at `root`, as listing its directories through `disk` finds
+    /// it.
+    pub fn of(root: &Path, disk: &dyn disk::Disk) -> Result<Tree, ContextError> {
+        let mut tree = Tree {
+            dirs: Vec::new(),
+            parents: Vec::new(),
+        };
+        // Depth first without recursion (a tree may be deeper than a
+        // thread's stack): a directory's entries are pushed last first.
+        let mut next = vec![(physical_cwd(disk, root)?, None)];
+        while let Some((dir, parent)) = next.pop() {
+            let index = tree.dirs.len();
+            let mut below: Vec<PathBuf> = disk
+                .read_dir(&dir)
+                .unwrap_or_default()
+                .iter()
+                .filter(|(name, kind)| kind.is_dir() && name != ".git")
+                .map(|(name, _)| dir.join(name))
+                .collect();
+            below.sort_unstable();
+            next.extend(below.into_iter().rev().map(|d| (d, Some(index))));
+            tree.dirs.push(dir);
+            tree.parents.push(parent);
+        }
+        Ok(tree)
+    }
+
+    /// The directories whose contexts [`contexts_under`] and
+    /// [`contexts_shared`] give: every one, or for Agent Zero (whose
+    /// project is the whole tree) the root alone.
+    pub fn starts(&self, agent: Agent) -> &[PathBuf] {
+        if agent == Agent::AgentZero {
+            &self.dirs[..1]
+        } else {
+            &self.dirs
+        }
     }
 }
 
@@ -165,41 +200,39 @@ pub enum Shared {
     As(usize),
 }
 
-/// [`contexts_under`] for what the chains need: a directory that adds
-/// nothing for the agent is not computed again but given as its nearest
-/// computed ancestor's ([`Shared::As`]). Each agent's model decides, with
-/// the rules that make its context depend on the start directory
-/// (`adds_nothing` in each module); where it cannot be sure, the context is
-/// computed. Levels of the tree are done one after another, each in
-/// parallel.
+/// [`contexts_under`] for what the chains need, over a tree already
+/// listed: one for each of [`Tree::starts`]. A directory that adds nothing
+/// for the agent is not computed again but given as its nearest computed
+/// ancestor's ([`Shared::As`]). Each agent's model decides, with the rules
+/// that make its context depend on the start directory (`adds_nothing` in
+/// each module); where it cannot be sure, the context is computed. Levels
+/// of the tree are done one after another, each in parallel.
 pub fn contexts_shared(
     agent: Agent,
-    root: &Path,
+    tree: &Tree,
     home: &Path,
     env: &(dyn Fn(&str) -> Option<OsString> + Sync),
     disk: &disk::Remembered<'_>,
-) -> Result<Vec<(PathBuf, Shared)>, ContextError> {
+) -> Result<Vec<Shared>, ContextError> {
     use rayon::prelude::*;
-    use std::collections::{BTreeMap, HashMap};
-    let dirs = start_dirs(agent, root, disk)?;
-    let index: HashMap<&Path, usize> = dirs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.as_path(), i))
-        .collect();
-    let parent: Vec<Option<usize>> = dirs
-        .iter()
-        .map(|d| d.parent().and_then(|p| index.get(p).copied()))
-        .collect();
-    let mut levels: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (i, d) in dirs.iter().enumerate() {
-        levels.entry(d.components().count()).or_default().push(i);
+    let dirs = tree.starts(agent);
+    let parent = &tree.parents;
+    // Each level's directories, in order (a parent comes before its
+    // directories, so its depth is known).
+    let mut depth = vec![0usize; dirs.len()];
+    let mut levels: Vec<Vec<usize>> = Vec::new();
+    for i in 0..dirs.len() {
+        depth[i] = parent[i].map_or(0, |p| depth[p] + 1);
+        if levels.len() <= depth[i] {
+            levels.push(Vec::new());
+        }
+        levels[depth[i]].push(i);
     }
     let env = |name: &str| env(name);
     // The agent's variables are the same for every start: read once.
     let own = Variables::read(agent, &env);
     let mut found: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
-    for level in levels.values() {
+    for level in &levels {
         let done: Vec<(usize, Result<Shared, ContextError>)> = level
             .par_iter()
             .map(|&i| {
@@ -235,10 +268,9 @@ pub fn contexts_shared(
             found[i] = Some(shared?);
         }
     }
-    Ok(dirs
+    Ok(found
         .into_iter()
-        .zip(found)
-        .map(|(d, s)| (d, s.expect("every level is done")))
+        .map(|s| s.expect("every level is done"))
         .collect())
 }
 
@@ -280,24 +312,14 @@ fn plain_name(name: &str) -> bool {
     !matches!(name, "" | "." | "..") && !name.contains(['/', '\0'])
 }
 
-/// Every directory of the tree at `root` by its physical path, in
-/// [`contexts_under`]'s order.
-pub fn directories(root: &Path, disk: &dyn disk::Disk) -> Result<Vec<PathBuf>, ContextError> {
-    let mut dirs = vec![physical_cwd(disk, root)?];
-    let mut i = 0;
-    while i < dirs.len() {
-        let mut below: Vec<PathBuf> = disk
-            .read_dir(&dirs[i])
-            .unwrap_or_default()
-            .iter()
-            .filter(|(name, kind)| kind.is_dir() && name != ".git")
-            .map(|(name, _)| dirs[i].join(name))
-            .collect();
-        below.sort();
-        dirs.splice(i + 1..i + 1, below);
-        i += 1;
+/// `String::from_utf8_lossy`, checking first (a word at a time, where the
+/// standard lossy decoder goes byte by byte) whether `bytes` are valid
+/// UTF-8, as the files of a tree mostly are.
+pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
-    Ok(dirs)
 }
 
 /// The working directory by its physical path (links resolved), as every

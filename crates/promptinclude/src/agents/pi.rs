@@ -187,7 +187,7 @@ fn from_dir(
         match disk.read(&path) {
             Ok(bytes) => {
                 files.push(record(Outcome::Loaded, Some(bytes.len() as u64)));
-                return Some((named, String::from_utf8_lossy(&bytes).into_owned()));
+                return Some((named, super::lossy(&bytes).into_owned()));
             }
             Err(e) => files.push(record(
                 Outcome::Skipped(Skip::Unreadable(e.to_string())),

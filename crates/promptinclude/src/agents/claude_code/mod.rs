@@ -537,7 +537,7 @@ impl<'a> Walk<'a> {
         }
         // A file is decoded and parsed once for all the starts that load it.
         let parsed = derived(self.disk, "claude-code markdown", path, || {
-            markdown::parse(&String::from_utf8_lossy(&bytes), true)
+            markdown::parse(&super::lossy(&bytes), true)
         });
         if js_trim(&parsed.content).is_empty() {
             self.skip(path, kind, Some(len), parent, Skip::Blank);

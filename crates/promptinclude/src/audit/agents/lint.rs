@@ -20,17 +20,20 @@
 //!   front matter's `applyTo` ("separating them with commas", from the
 //!   repository root; `*.py` names the root's files only) matches.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use globset::{GlobBuilder, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use memchr::memmem::Finder;
+use promptinclude_pycompat::gitwildmatch::IgnoreSpec;
 
 use super::warnings::{AgentWarning, AgentWarningKind, Found};
 use crate::agents::disk::Disk;
 
 /// How an agent matches scope patterns against a file's path from the
 /// base directory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Syntax {
     /// Globs as VS Code matches them (Copilot's `applyTo`): `*` stays
     /// within a path segment, so `*.py` names the base directory's files
@@ -55,6 +58,7 @@ pub fn any_match(
     base: &Path,
     files: &[PathBuf],
 ) -> Option<bool> {
+    let scope = compiled(syntax, patterns)?;
     // By bytes: the paths are whole (no `.`, no doubled `/`), and
     // `Path::strip_prefix` parsing components was most of a dead-scope
     // check over a large tree.
@@ -66,8 +70,60 @@ pub fn any_match(
         } else {
             rest.strip_prefix(b"/")?
         };
-        (!rel.is_empty()).then(|| String::from_utf8_lossy(rel))
+        (!rel.is_empty()).then(|| crate::agents::lossy(rel))
     });
+    match &*scope {
+        Scope::Globs(set) => Some(below.any(|rel| set.is_match(&*rel))),
+        Scope::Gitignore(None) => Some(false),
+        Scope::Gitignore(Some(spec)) => {
+            // Most paths are lower case already: not copied to be lowered.
+            let unchanged =
+                |rel: &str| rel.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase());
+            Some(below.any(|rel| {
+                if unchanged(&rel) {
+                    spec.is_file_ignored(&rel)
+                } else {
+                    spec.is_file_ignored(&rel.to_lowercase())
+                }
+            }))
+        }
+    }
+}
+
+/// Scope patterns compiled for matching.
+enum Scope {
+    /// [`Syntax::Glob`] and [`Syntax::Lenient`].
+    Globs(GlobSet),
+    /// [`Syntax::Gitignore`], lower-cased; `None` when no pattern can
+    /// match.
+    Gitignore(Option<IgnoreSpec>),
+}
+
+/// `patterns` compiled for `syntax`, or `None` when one cannot be read.
+/// Remembered for the process: the same rules recur in every repository
+/// made from one template, and compiling a gitignore spec (a `RegexSet`
+/// with Unicode classes) costs more than matching it against a tree.
+fn compiled(syntax: Syntax, patterns: &[String]) -> Option<Arc<Scope>> {
+    type Cache = Mutex<HashMap<(Syntax, Vec<String>), Option<Arc<Scope>>>>;
+    /// Enough for every distinct scope of a large fleet; past it the cache
+    /// starts again rather than grow without bound.
+    const MOST: usize = 1024;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Cache::default);
+    let key = (syntax, patterns.to_vec());
+    if let Some(known) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return known.clone();
+    }
+    let scope = compile(syntax, patterns).map(Arc::new);
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= MOST {
+        cache.clear();
+    }
+    cache.insert(key, scope.clone());
+    scope
+}
+
+fn compile(syntax: Syntax, patterns: &[String]) -> Option<Scope> {
     match syntax {
         Syntax::Glob | Syntax::Lenient => {
             let mut set = GlobSetBuilder::new();
@@ -79,8 +135,7 @@ pub fn any_match(
                     set.add(glob(&format!("**/{pattern}"))?);
                 }
             }
-            let set = set.build().ok()?;
-            Some(below.any(|rel| set.is_match(&*rel)))
+            set.build().ok().map(Scope::Globs)
         }
         Syntax::Gitignore => {
             let lowered: Vec<String> = patterns
@@ -89,20 +144,11 @@ pub fn any_match(
                 .map(|p| p.to_lowercase())
                 .collect();
             if lowered.is_empty() {
-                return Some(false);
+                return Some(Scope::Gitignore(None));
             }
-            let spec =
-                promptinclude_pycompat::gitwildmatch::IgnoreSpec::from_lines(&lowered).ok()?;
-            // Most paths are lower case already: not copied to be lowered.
-            let unchanged =
-                |rel: &str| rel.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase());
-            Some(below.any(|rel| {
-                if unchanged(&rel) {
-                    spec.is_file_ignored(&rel)
-                } else {
-                    spec.is_file_ignored(&rel.to_lowercase())
-                }
-            }))
+            IgnoreSpec::from_lines(&lowered)
+                .ok()
+                .map(|spec| Scope::Gitignore(Some(spec)))
         }
     }
 }

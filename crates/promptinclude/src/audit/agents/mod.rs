@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::agents::disk::{Disk, EntryType, Listings, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
-use crate::agents::{contexts_shared, directories, Agent, AgentContext, ByteLimit, Shared};
+use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Shared, Tree};
 pub use warnings::{AgentWarning, AgentWarningKind};
 
 /// Where one agent loads the same context files: the directories it may be
@@ -130,8 +130,8 @@ fn audit_tree_from(
         listings,
     } = known;
     let disk = Remembered::over(files).knowing(listings);
-    let dirs = match directories(root, &disk) {
-        Ok(dirs) => dirs,
+    let tree = match Tree::of(root, &disk) {
+        Ok(tree) => tree,
         Err(error) => {
             let error = crate::full_message(&error);
             return TreeAudit {
@@ -148,14 +148,14 @@ fn audit_tree_from(
             };
         }
     };
-    let root = dirs[0].clone();
-    // The agents share the remembered answers; each one's chains are
-    // independent work, as are the warnings' inputs below.
+    let root = tree.dirs[0].clone();
+    // The agents share the tree and the remembered answers; each one's
+    // chains are independent work, as are the warnings' inputs below.
     let (chains, files) = rayon::join(
         || {
             agents
                 .par_iter()
-                .map(|&agent| chains_of(agent, &root, setup, &disk, agent_zero.as_ref()))
+                .map(|&agent| chains_of(agent, &tree, setup, &disk, agent_zero.as_ref()))
                 .collect::<Vec<AgentChains>>()
         },
         || files_under(&root, &disk),
@@ -168,25 +168,25 @@ fn audit_tree_from(
     }
 }
 
-/// One agent's contexts in every directory, grouped into chains
-/// (Agent Zero's is `agent_zero` when that is known for `root`).
+/// One agent's contexts in every directory of `tree`, grouped into
+/// chains (Agent Zero's is `agent_zero` when that is known for its root).
 fn chains_of(
     agent: Agent,
-    root: &Path,
+    tree: &Tree,
     setup: &Setup<'_>,
     disk: &Remembered<'_>,
     agent_zero: Option<&AgentContext>,
 ) -> AgentChains {
     let contexts = match agent_zero {
-        Some(known) if agent == Agent::AgentZero && known.cwd == root => {
-            Ok(vec![(root.to_path_buf(), Shared::Own(known.clone()))])
+        Some(known) if agent == Agent::AgentZero && known.cwd == tree.dirs[0] => {
+            Ok(vec![Shared::Own(known.clone())])
         }
-        _ => contexts_shared(agent, root, setup.home, setup.env, disk),
+        _ => contexts_shared(agent, tree, setup.home, setup.env, disk),
     };
     match contexts {
         Ok(contexts) => AgentChains {
             agent,
-            chains: group(contexts, disk),
+            chains: group(&tree.dirs, contexts, disk),
             error: None,
         },
         Err(error) => AgentChains {
@@ -199,7 +199,8 @@ fn chains_of(
 
 /// Contexts with the same files, limit and notes make one chain; a
 /// directory given as an ancestor's ([`Shared::As`]) is on its chain.
-fn group(contexts: Vec<(PathBuf, Shared)>, disk: &Remembered<'_>) -> Vec<Chain> {
+/// `contexts` are those of the first of `dirs`.
+fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<Chain> {
     type Key = (
         Option<PathBuf>,
         Vec<crate::agents::ContextFile>,
@@ -209,7 +210,7 @@ fn group(contexts: Vec<(PathBuf, Shared)>, disk: &Remembered<'_>) -> Vec<Chain> 
     let mut chains: Vec<Chain> = Vec::new();
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut chain_of: Vec<usize> = Vec::with_capacity(contexts.len());
-    for (dir, shared) in contexts {
+    for (dir, shared) in dirs.iter().cloned().zip(contexts) {
         let context = match shared {
             Shared::As(owner) => {
                 let chain = chain_of[owner];

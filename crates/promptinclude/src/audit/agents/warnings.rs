@@ -455,7 +455,9 @@ fn claude_rules(agent: &AgentChains, files: &[PathBuf], disk: &dyn Disk, found: 
     for chain in &agent.chains {
         for f in &chain.context.files {
             let is_rule = f.role == Role::Project
-                && f.path.to_string_lossy().contains("/.claude/rules/")
+                // By bytes: ASCII is in a path's bytes as in its lossy text.
+                && memchr::memmem::find(f.path.as_os_str().as_encoded_bytes(), b"/.claude/rules/")
+                    .is_some()
                 && matches!(
                     f.outcome,
                     Outcome::Loaded | Outcome::Skipped(Skip::ScopedOut)
@@ -466,7 +468,7 @@ fn claude_rules(agent: &AgentChains, files: &[PathBuf], disk: &dyn Disk, found: 
             let Ok(bytes) = disk.read(&f.path) else {
                 continue;
             };
-            let Some(scope) = claude_code::rule_scope(&String::from_utf8_lossy(&bytes)) else {
+            let Some(scope) = claude_code::rule_scope(&crate::agents::lossy(&bytes)) else {
                 continue;
             };
             let lint = |kind, message| AgentWarning {
