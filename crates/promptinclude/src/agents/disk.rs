@@ -264,7 +264,9 @@ impl<T: Clone> Answers<T> {
 }
 
 /// The longest prefix of each file read so far (Codex reads each file up
-/// to what is left of its budget, which differs from chain to chain).
+/// to what is left of its budget, which differs from chain to chain). A
+/// whole file read answers for its prefixes, and a prefix that ends
+/// before its limit for the whole file.
 #[derive(Default)]
 struct Prefixes(Mutex<ByPath<Prefix>>);
 
@@ -536,6 +538,11 @@ impl Disk for Remembered<'_> {
     }
     fn read(&self, path: &Path) -> io::Result<Arc<[u8]>> {
         self.read.get(key(path), || {
+            // A prefix read that stopped at the file's end is the file.
+            let prefix = self.prefixes.known(key(path));
+            if let Some(whole) = prefix.filter(|p| (p.bytes.len() as u64) < p.limit) {
+                return Ok(whole.bytes);
+            }
             self.unless_absent(path, || self.inner.read(path))
         })
     }
@@ -544,9 +551,13 @@ impl Disk for Remembered<'_> {
             // Reading nothing does not read a directory (and fail).
             return self.unless_absent(path, || self.inner.read_prefix(path, limit));
         }
+        let cut = |bytes: &[u8]| bytes[..bytes.len().min(limit as usize)].to_vec();
+        if let Some(Ok(whole)) = self.read.known(key(path)) {
+            return Ok(cut(&whole));
+        }
         let known = self.prefixes.known(key(path));
         if let Some(prefix) = known.as_ref().filter(|p| p.answers(limit)) {
-            return Ok(prefix.bytes[..prefix.bytes.len().min(limit as usize)].to_vec());
+            return Ok(cut(&prefix.bytes));
         }
         // Errors are not kept: one may depend on how far the file is read.
         let bytes = self.unless_absent(path, || self.inner.read_prefix(path, limit))?;
