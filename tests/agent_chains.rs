@@ -277,6 +277,19 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
                 .unwrap();
             }
             if rng.chance(30) {
+                // Private project memory, found by a directory's name or
+                // by a registered project.
+                let memory = home.join(".gemini/tmp/payments/memory");
+                fs::create_dir_all(&memory).unwrap();
+                fs::write(memory.join("MEMORY.md"), "payments memory\n").unwrap();
+                if rng.chance(50) {
+                    let registry = serde_json::json!({
+                        "projects": {repo.join("apps/web").to_string_lossy(): "payments"}
+                    });
+                    fs::write(home.join(".gemini/projects.json"), registry.to_string()).unwrap();
+                }
+            }
+            if rng.chance(30) {
                 fs::create_dir_all(repo.join("services/.gemini")).unwrap();
                 fs::write(
                     repo.join("services/.gemini/settings.json"),

@@ -37,7 +37,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::disk::{absent_below, Disk, Live};
+use super::disk::{absent_below, derived, Disk, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
 };
@@ -173,20 +173,22 @@ pub(crate) fn adds_nothing(start: &Start<'_>, parent: &AgentContext, disk: &dyn 
         Some(_) => return false,
         None => start.home.join(".codex"),
     };
-    let Ok(settings) = read_settings(disk, &codex_home.join("config.toml")) else {
+    // The settings' part, the same for every start: read once per tree.
+    let watched = derived(disk, "codex: the names a start adds", &codex_home, || {
+        let settings = read_settings(disk, &codex_home.join("config.toml")).ok()?;
+        if !settings.trust.is_empty() || !settings.markers.iter().all(|m| super::plain_name(m)) {
+            return None;
+        }
+        let mut watched = candidate_names(&settings.fallbacks);
+        watched.extend(settings.markers);
+        watched.push(".git".to_string());
+        Some(watched)
+    });
+    let Some(watched) = watched.as_deref() else {
         return false;
     };
-    if parent.root.is_none()
-        || !settings.trust.is_empty()
-        || !settings.markers.iter().all(|m| super::plain_name(m))
-    {
-        return false;
-    }
-    let names = candidate_names(&settings.fallbacks);
-    let mut watched: Vec<&str> = names.iter().map(String::as_str).collect();
-    watched.extend(settings.markers.iter().map(String::as_str));
-    watched.push(".git");
-    super::holds_none(disk, start.cwd, &watched)
+    let watched: Vec<&str> = watched.iter().map(String::as_str).collect();
+    parent.root.is_some() && super::holds_none(disk, start.cwd, &watched)
 }
 
 /// The settings in `path` (the defaults when there is no such file).
@@ -314,6 +316,9 @@ fn trust_level<'a>(
     cwd: &Path,
     trust: &'a HashMap<String, String>,
 ) -> Option<(&'a str, &'a str)> {
+    if trust.is_empty() {
+        return None;
+    }
     let entry = |dir: &Path| trust.get_key_value(dir.to_string_lossy().as_ref());
     entry(cwd)
         .or_else(|| entry(git_repository(disk, cwd)?))

@@ -501,32 +501,82 @@ pub(crate) fn adds_nothing(
         None => start.home.to_path_buf(),
     };
     let gemini_dir = home.join(".gemini");
-    let real_home = disk.canonicalize(&home).ok();
-    let special = |dir: &Path| real_home.as_deref() == Some(dir) || dir.starts_with(&gemini_dir);
-    if context.root.is_none() || special(start.cwd) || special(parent) {
+    let user = user_facts(disk, &home, &gemini_dir);
+    let special =
+        |dir: &Path| user.real_home.as_deref() == Some(dir) || dir.starts_with(&gemini_dir);
+    if context.root.is_none() || special(start.cwd) || special(parent) || !user.plain_names {
         return false;
     }
     if !super::holds_none(disk, parent, &[".gemini"]) {
         return false;
     }
-    let settings = settings(
-        &read_json(disk, &gemini_dir.join("settings.json")),
-        &Value::Null,
-    );
-    if !settings
-        .names
-        .iter()
-        .chain(&settings.markers)
-        .all(|n| super::plain_name(n))
-    {
-        return false;
+    let names = &user.settings.names;
+    super::holds_none(disk, start.cwd, &user.watched())
+        && (user.no_private_memory
+            || (private_memory(disk, &gemini_dir, start.cwd, names).is_empty()
+                && private_memory(disk, &gemini_dir, parent, names).is_empty()))
+}
+
+/// What [`adds_nothing`] needs of the user's Gemini directory, the same
+/// for every start.
+struct UserFacts {
+    /// The home's physical path.
+    real_home: Option<PathBuf>,
+    /// The user's settings (a start's workspace settings are not asked
+    /// for: a directory holding `.gemini` adds something).
+    settings: Settings,
+    /// Whether every context file name and root marker is one directory
+    /// entry's name, which a listing can answer for.
+    plain_names: bool,
+    /// Whether no start has private project memory: no project is
+    /// registered, no name leads out of `tmp`, and `tmp` is not there.
+    no_private_memory: bool,
+}
+
+impl UserFacts {
+    /// The names whose presence in a start directory changes what is
+    /// loaded.
+    fn watched(&self) -> Vec<&str> {
+        let mut watched: Vec<&str> = self.settings.names.iter().map(String::as_str).collect();
+        watched.extend(self.settings.markers.iter().map(String::as_str));
+        watched.push(".gemini");
+        watched
     }
-    let mut watched: Vec<&str> = settings.names.iter().map(String::as_str).collect();
-    watched.extend(settings.markers.iter().map(String::as_str));
-    watched.push(".gemini");
-    super::holds_none(disk, start.cwd, &watched)
-        && private_memory(disk, &gemini_dir, start.cwd, &settings.names).is_empty()
-        && private_memory(disk, &gemini_dir, parent, &settings.names).is_empty()
+}
+
+/// [`UserFacts`] for `home` (whose Gemini directory is `gemini_dir`),
+/// found once per tree.
+fn user_facts(disk: &dyn Disk, home: &Path, gemini_dir: &Path) -> Arc<UserFacts> {
+    derived(disk, "gemini: the user's facts", gemini_dir, || {
+        let settings = settings(
+            &read_json(disk, &gemini_dir.join("settings.json")),
+            &Value::Null,
+        );
+        let registry = read_json(disk, &gemini_dir.join("projects.json"));
+        let registers_any = registry["projects"]
+            .as_object()
+            .is_some_and(|projects| projects.values().any(Value::is_string));
+        let no_private_memory = !registers_any
+            && settings.names.iter().all(|n| stays_below(n))
+            && disk
+                .metadata(&gemini_dir.join("tmp"))
+                .is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+        UserFacts {
+            real_home: disk.canonicalize(home).ok(),
+            plain_names: settings
+                .names
+                .iter()
+                .chain(&settings.markers)
+                .all(|n| super::plain_name(n)),
+            settings,
+            no_private_memory,
+        }
+    })
+}
+
+/// Whether a relative path joined to a directory stays below it.
+fn stays_below(path: &str) -> bool {
+    !path.starts_with('/') && path.split('/').all(|part| part != "..")
 }
 
 /// The private project memory: `~/.gemini/tmp/<project>/memory/MEMORY.md`,
@@ -543,9 +593,8 @@ fn private_memory(
     // Nothing below a directory that is not there is readable: one
     // question for a user without project memory at all, where every path
     // looked at stays below it (the unregistered name is a slug).
-    let below = |p: &str| !p.starts_with('/') && p.split('/').all(|part| part != "..");
-    if registered.is_none_or(below)
-        && names.iter().all(|n| below(n))
+    if registered.is_none_or(stays_below)
+        && names.iter().all(|n| stays_below(n))
         && disk
             .metadata(&tmp)
             .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
