@@ -17,11 +17,12 @@ pub mod lint;
 pub mod text;
 pub mod warnings;
 
-use std::collections::HashMap;
 use std::ffi::OsString;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
 
 use crate::agents::disk::{Disk, EntryType, Listings, Live, Remembered};
@@ -201,14 +202,18 @@ fn chains_of(
 /// directory given as an ancestor's ([`Shared::As`]) is on its chain.
 /// `contexts` are those of the first of `dirs`.
 fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<Chain> {
-    type Key = (
-        Option<PathBuf>,
-        Vec<crate::agents::ContextFile>,
-        Option<ByteLimit>,
-        Vec<String>,
-    );
+    // Chains by a hash of what makes them one (Fx, not cloned: most
+    // contexts start a chain of their own), compared in full on a match.
+    let fingerprint = |c: &AgentContext| {
+        let mut hasher = FxHasher::default();
+        (&c.root, &c.files, c.limit, &c.notes).hash(&mut hasher);
+        hasher.finish()
+    };
+    let same = |a: &AgentContext, b: &AgentContext| {
+        a.root == b.root && a.limit == b.limit && a.files == b.files && a.notes == b.notes
+    };
     let mut chains: Vec<Chain> = Vec::new();
-    let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut index: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     let mut chain_of: Vec<usize> = Vec::with_capacity(contexts.len());
     for (dir, shared) in dirs.iter().cloned().zip(contexts) {
         let context = match shared {
@@ -220,19 +225,14 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
             }
             Shared::Own(context) => context,
         };
-        let key = (
-            context.root.clone(),
-            context.files.clone(),
-            context.limit,
-            context.notes.clone(),
-        );
-        match index.get(&key) {
+        let alike = index.entry(fingerprint(&context)).or_default();
+        match alike.iter().find(|&&i| same(&chains[i].context, &context)) {
             Some(&i) => {
                 chains[i].dirs.push(dir);
                 chain_of.push(i);
             }
             None => {
-                index.insert(key, chains.len());
+                alike.push(chains.len());
                 chain_of.push(chains.len());
                 chains.push(Chain {
                     start: dir.clone(),
@@ -279,6 +279,22 @@ fn files_under(root: &Path, disk: &dyn Disk) -> Vec<PathBuf> {
 /// `path` relative to `root` when it is below it (`.` for the root itself),
 /// else as it is.
 pub fn shown_path(root: &Path, path: &Path) -> String {
+    // By bytes where both are plain paths (every path of a tree the
+    // agents name): `Path::strip_prefix` parses components, and a report
+    // names thousands of paths.
+    use crate::agents::disk::is_plain;
+    let (whole, from) = (
+        path.as_os_str().as_encoded_bytes(),
+        root.as_os_str().as_encoded_bytes(),
+    );
+    if let Some(rest) = whole.strip_prefix(from).filter(|_| is_plain(from)) {
+        if rest.is_empty() {
+            return ".".to_string();
+        }
+        if rest.starts_with(b"/") && is_plain(rest) {
+            return crate::agents::lossy(&rest[1..]).into_owned();
+        }
+    }
     match path.strip_prefix(root) {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
         Ok(rel) => rel.to_string_lossy().into_owned(),
@@ -351,6 +367,34 @@ impl TreeAudit {
                 })
                 .collect(),
             warnings: &self.warnings,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// `shown_path` by bytes is what `Path::strip_prefix` gives, for every
+    /// root and path made of a few parts (plain or not).
+    #[test]
+    fn shown_path_is_the_path_below_the_root() {
+        let by_components = |root: &Path, path: &Path| match path.strip_prefix(root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => path.to_string_lossy().into_owned(),
+        };
+        let paths = crate::agents::disk::tests::small_paths(4);
+        let roots: Vec<&String> = paths.iter().filter(|p| p.len() <= 5).collect();
+        for root in roots {
+            for path in &paths {
+                let (root, path) = (Path::new(root), Path::new(path));
+                assert_eq!(
+                    super::shown_path(root, path),
+                    by_components(root, path),
+                    "{root:?} {path:?}"
+                );
+            }
         }
     }
 }

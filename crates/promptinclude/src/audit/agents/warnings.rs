@@ -352,7 +352,9 @@ fn identities<'a>(chains: &'a [AgentChains], disk: &dyn Disk) -> Identities<'a> 
         .filter(|f| f.is_sent())
         .map(|f| f.path.as_path())
         .collect();
-    paths.sort_unstable();
+    // By bytes: only equal paths need to meet, and `Path`'s order parses
+    // components.
+    paths.sort_unstable_by_key(|p| bytes(p));
     paths.dedup();
     paths
         .par_iter()
@@ -564,7 +566,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                 .collect()
         })
         .collect();
-    let target = |p: &Path| ids[bytes(p)].target.clone();
+    let target = |p: &Path| bytes(&ids[bytes(p)].target);
     let sends = |sent: &Sent<'_>, file: &Path| {
         let want = &ids[bytes(file)];
         sent.targets.contains(want.target.as_path())
@@ -578,7 +580,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
         dirs: Vec<PathBuf>,
     }
     let mut misses: Vec<Miss> = Vec::new();
-    let mut index: HashMap<(PathBuf, &'static str), usize> = HashMap::new();
+    let mut index: FxHashMap<(&[u8], &'static str), usize> = FxHashMap::default();
     for (a, agent) in agents.iter().enumerate() {
         for chain in &agent.chains {
             let project = chain
@@ -606,7 +608,8 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                         });
                     let miss = &mut misses[i];
                     miss.loaded_by.insert(agent.agent.name());
-                    if !miss.dirs.contains(&chain.start) {
+                    // By bytes: `Path`'s equality parses components.
+                    if !miss.dirs.iter().any(|d| bytes(d) == bytes(&chain.start)) {
                         miss.dirs.push(chain.start.clone());
                     }
                 }
