@@ -354,6 +354,7 @@ impl Remembered<'_> {
     pub fn knowing(self, listings: Listings) -> Self {
         {
             let mut known = self.read_dir.0.lock().unwrap_or_else(|p| p.into_inner());
+            known.reserve(listings.len());
             for (path, listing) in listings {
                 known.insert(path, Arc::new(OnceLock::from(Ok(listing))));
             }

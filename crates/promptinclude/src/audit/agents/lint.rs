@@ -21,7 +21,7 @@
 //!   repository root; `*.py` names the root's files only) matches.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -29,6 +29,7 @@ use memchr::memmem::Finder;
 use promptinclude_pycompat::gitwildmatch::IgnoreSpec;
 
 use super::warnings::{AgentWarning, AgentWarningKind, Found};
+use super::Files;
 use crate::agents::disk::Disk;
 
 /// How an agent matches scope patterns against a file's path from the
@@ -52,12 +53,7 @@ pub enum Syntax {
 /// Whether any of `patterns` matches a file of `files` below `base`, by
 /// its path from `base`; `None` when a pattern cannot be read, so that
 /// nothing is claimed.
-pub fn any_match(
-    syntax: Syntax,
-    patterns: &[String],
-    base: &Path,
-    files: &[PathBuf],
-) -> Option<bool> {
+pub fn any_match(syntax: Syntax, patterns: &[String], base: &Path, files: &Files) -> Option<bool> {
     let scope = compiled(syntax, patterns)?;
     // By bytes: the paths are whole (no `.`, no doubled `/`), and
     // `Path::strip_prefix` parsing components was most of a dead-scope
@@ -160,10 +156,10 @@ pub fn listed(patterns: &[String]) -> String {
 }
 
 /// Every Cursor and Copilot warning about the tree's `files`.
-pub(super) fn lint(files: &[PathBuf], disk: &dyn Disk, found: &mut Found) {
+pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
     let cursor_rules = Finder::new("/.cursor/rules/");
     let copilot_dir = Finder::new("/.github/instructions/");
-    for file in files {
+    for file in files.iter() {
         let text = || {
             disk.read(file)
                 .ok()
@@ -300,7 +296,7 @@ fn globs(value: &str) -> Vec<String> {
 }
 
 /// One `.cursor/rules/*.mdc` file.
-fn cursor_rule(file: &Path, text: &str, project: &Path, files: &[PathBuf], found: &mut Found) {
+fn cursor_rule(file: &Path, text: &str, project: &Path, files: &Files, found: &mut Found) {
     let Some(fields) = front_matter_fields(text) else {
         return;
     };
@@ -351,13 +347,7 @@ fn cursor_rule(file: &Path, text: &str, project: &Path, files: &[PathBuf], found
 }
 
 /// One `.github/instructions/*.instructions.md` file.
-fn copilot_instructions(
-    file: &Path,
-    text: &str,
-    root: &Path,
-    files: &[PathBuf],
-    found: &mut Found,
-) {
+fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, found: &mut Found) {
     let fields = front_matter_fields(text).unwrap_or_default();
     let Some(&(line, _, value)) = fields.iter().find(|(_, k, _)| *k == "applyTo") else {
         found.add(lint_warning(

@@ -17,8 +17,9 @@ pub mod lint;
 pub mod text;
 pub mod warnings;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::hash::{Hash, Hasher};
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -159,7 +160,7 @@ fn audit_tree_from(
                 .map(|&agent| chains_of(agent, &tree, setup, &disk, agent_zero.as_ref()))
                 .collect::<Vec<AgentChains>>()
         },
-        || files_under(&root, &disk),
+        || Files::under(&root, &disk),
     );
     let warnings = warnings::collect(&root, &chains, &files, &disk);
     TreeAudit {
@@ -255,25 +256,52 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
     chains
 }
 
-/// Every file of the tree at `root` (not `.git`'s; links not followed), by
-/// path: each directory's entries in name order, a directory's files where
-/// its name falls, which is `Path`'s order without sorting every path.
-fn files_under(root: &Path, disk: &dyn Disk) -> Vec<PathBuf> {
-    fn visit(dir: &Path, disk: &dyn Disk, files: &mut Vec<PathBuf>) {
-        let listing = disk.read_dir(dir).unwrap_or_default();
-        let mut entries: Vec<&(OsString, EntryType)> = listing.iter().collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (name, kind) in entries {
-            if !kind.is_dir() {
-                files.push(dir.join(name));
-            } else if name != ".git" {
-                visit(&dir.join(name), disk, files);
+/// Every file of a tree (not `.git`'s; links not followed), by path: each
+/// directory's entries in name order, a directory's files where its name
+/// falls, which is `Path`'s order without sorting every path. The paths
+/// share one buffer: a tree has many files, and the checks that read them
+/// ([`lint`], dead scopes) are few.
+pub struct Files {
+    bytes: Vec<u8>,
+    /// Where each path ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Files {
+    /// The files of the tree at `root`.
+    pub fn under(root: &Path, disk: &dyn Disk) -> Files {
+        fn visit(dir: &mut PathBuf, disk: &dyn Disk, files: &mut Files) {
+            let listing = disk.read_dir(dir).unwrap_or_default();
+            let mut entries: Vec<&(OsString, EntryType)> = listing.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            for (name, kind) in entries {
+                dir.push(name);
+                if !kind.is_dir() {
+                    files
+                        .bytes
+                        .extend_from_slice(dir.as_os_str().as_encoded_bytes());
+                    files.ends.push(files.bytes.len());
+                } else if name != ".git" {
+                    visit(dir, disk, files);
+                }
+                dir.pop();
             }
         }
+        let mut files = Files {
+            bytes: Vec::new(),
+            ends: Vec::new(),
+        };
+        visit(&mut root.to_path_buf(), disk, &mut files);
+        files
     }
-    let mut files = Vec::new();
-    visit(root, disk, &mut files);
-    files
+
+    /// The paths, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Path> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| Path::new(OsStr::from_bytes(&self.bytes[start..end])))
+    }
 }
 
 /// `path` relative to `root` when it is below it (`.` for the root itself),

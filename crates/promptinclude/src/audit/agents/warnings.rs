@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Serialize, Serializer};
 use sha2::{Digest as _, Sha256};
 
-use super::{AgentChains, Chain};
+use super::{AgentChains, Chain, Files};
 use crate::agents::claude_code;
 use crate::agents::disk::Disk;
 use crate::agents::{Agent, ContextFile, Outcome, Role, Skip};
@@ -202,7 +202,7 @@ impl Found {
 pub(super) fn collect(
     root: &Path,
     chains: &[AgentChains],
-    files: &[PathBuf],
+    files: &Files,
     disk: &dyn Disk,
 ) -> Vec<AgentWarning> {
     let mut found = Found::new(root);
@@ -452,7 +452,7 @@ fn over_recommended(
 
 /// Claude Code's rules in `.claude/rules/`: their `paths:` as Claude Code
 /// reads it, and scopes no file of the tree matches.
-fn claude_rules(agent: &AgentChains, files: &[PathBuf], disk: &dyn Disk, found: &mut Found) {
+fn claude_rules(agent: &AgentChains, files: &Files, disk: &dyn Disk, found: &mut Found) {
     let mut seen = BTreeSet::new();
     for chain in &agent.chains {
         for f in &chain.context.files {
