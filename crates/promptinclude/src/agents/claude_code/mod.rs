@@ -224,8 +224,17 @@ struct Item {
     kind: Kind,
     /// What it says (its parse, shared by every start that loads it).
     parsed: Arc<markdown::Parsed>,
+    /// The tokens of its text as sent.
+    tokens: usize,
     bytes: u64,
     parent: Option<PathBuf>,
+}
+
+/// A file's parse and the tokens of the text it sends, found once for all
+/// the starts that load it.
+struct Parse {
+    parsed: Arc<markdown::Parsed>,
+    tokens: usize,
 }
 
 /// One walk's state: the paths taken, what became of files not sent.
@@ -252,7 +261,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set: Claude Code loads no instruction file"
                 .to_string(),
         );
-        return Ok(finish(disk, cwd, Vec::new(), Vec::new(), notes));
+        return Ok(finish(cwd, Vec::new(), Vec::new(), notes));
     }
     let config = match start.config_dir {
         Some(dir) => normalize(&cwd.join(dir)),
@@ -358,7 +367,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         let unseen = unseen(found, &items);
         items = with_agents_files(items, unseen);
     }
-    Ok(finish(disk, cwd, items, skipped, notes))
+    Ok(finish(cwd, items, skipped, notes))
 }
 
 /// Whether Claude Code started in `start.cwd` loads what it loads in the
@@ -535,10 +544,16 @@ impl<'a> Walk<'a> {
             self.skip(path, kind, Some(len), parent, Skip::NotText);
             return Vec::new();
         }
-        // A file is decoded and parsed once for all the starts that load it.
-        let parsed = derived(self.disk, "claude-code markdown", path, || {
-            markdown::parse(&super::lossy(&bytes), true)
+        // A file is decoded, parsed and counted once for all the starts
+        // that load it.
+        let read = derived(self.disk, "claude-code markdown", path, || {
+            let parsed = markdown::parse(&super::lossy(&bytes), true);
+            Parse {
+                tokens: self.disk.count_tokens(js_trim(&parsed.content)),
+                parsed: Arc::new(parsed),
+            }
         });
+        let parsed = &read.parsed;
         if js_trim(&parsed.content).is_empty() {
             self.skip(path, kind, Some(len), parent, Skip::Blank);
             return Vec::new();
@@ -546,7 +561,8 @@ impl<'a> Walk<'a> {
         let mut items = vec![Item {
             path: path.to_path_buf(),
             kind,
-            parsed: Arc::clone(&parsed),
+            parsed: Arc::clone(parsed),
+            tokens: read.tokens,
             bytes: len,
             parent: parent.map(Path::to_path_buf),
         }];
@@ -722,7 +738,6 @@ fn with_agents_files(mut items: Vec<Item>, agents: Vec<Item>) -> Vec<Item> {
 
 /// The context: the files sent, in order, then those not sent.
 fn finish(
-    disk: &dyn Disk,
     cwd: PathBuf,
     items: Vec<Item>,
     skipped: Vec<ContextFile>,
@@ -753,7 +768,7 @@ fn finish(
             path: i.path.clone(),
             role: i.kind.role(),
             bytes: Some(i.bytes),
-            tokens: disk.count_tokens(js_trim(&i.parsed.content)),
+            tokens: i.tokens,
             outcome: Outcome::Loaded,
             parent: i.parent.clone(),
         })
