@@ -130,21 +130,30 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         );
     }
 
-    let project = (!parts.is_empty()).then(|| parts.join("\n\n"));
-    let body = match (&global, &project) {
-        (Some(g), Some(p)) => Some(format!("{g}\n\n--- project-doc ---\n\n{p}")),
-        (Some(g), None) => Some(g.clone()),
-        (None, Some(p)) => Some(p.clone()),
-        (None, None) => None,
-    };
-    let message = body.map(|body| {
-        let header = match project {
-            Some(_) => format!("# AGENTS.md instructions for {}", cwd.to_string_lossy()),
-            None => "# AGENTS.md instructions".to_string(),
-        };
+    // Written in one piece: the files' texts are most of it.
+    let message = (global.is_some() || !parts.is_empty()).then(|| {
+        let mut text = String::from("# AGENTS.md instructions");
+        if !parts.is_empty() {
+            text.push_str(" for ");
+            text.push_str(&cwd.to_string_lossy());
+        }
+        text.push_str("\n\n<INSTRUCTIONS>\n");
+        if let Some(global) = &global {
+            text.push_str(global);
+            if !parts.is_empty() {
+                text.push_str("\n\n--- project-doc ---\n\n");
+            }
+        }
+        for (k, part) in parts.iter().enumerate() {
+            if k > 0 {
+                text.push_str("\n\n");
+            }
+            text.push_str(part);
+        }
+        text.push_str("\n</INSTRUCTIONS>");
         Part {
             place: Place::UserMessage,
-            text: format!("{header}\n\n<INSTRUCTIONS>\n{body}\n</INSTRUCTIONS>"),
+            text,
         }
     });
     Ok(AgentContext {

@@ -15,6 +15,7 @@
 //! * **The section**: `# Project Context`, a line of text, then
 //!   `## <path>`, a blank line and the file's text for each file.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::fs::FileTypeExt as _;
@@ -113,7 +114,9 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     let section = (!sent.is_empty()).then(|| {
         let mut text = HEADER.to_string();
         for (path, content) in &sent {
-            text.push_str(&format!("## {path}\n\n{content}\n\n"));
+            for piece in ["## ", path, "\n\n", content, "\n\n"] {
+                text.push_str(piece);
+            }
         }
         Part {
             place: Place::SystemPrompt,
@@ -159,7 +162,12 @@ fn from_dir(
 ) -> Option<(String, String)> {
     for name in CANDIDATES {
         let named = join(dir, name);
-        let path = cwd.join(&named);
+        // A name is mostly absolute (pi's own directory may not be).
+        let path = if named.starts_with('/') {
+            Cow::Borrowed(Path::new(&named))
+        } else {
+            Cow::Owned(cwd.join(&named))
+        };
         if absent_below(listing, name, &path) {
             continue;
         }
@@ -201,7 +209,10 @@ fn from_dir(
 /// Node's `path.posix.join(dir, name)`: joined, then `.`, `..`, doubled
 /// and trailing slashes resolved by the string.
 fn join(dir: &str, name: &str) -> String {
-    let joined = format!("{dir}/{name}");
+    let mut joined = String::with_capacity(dir.len() + 1 + name.len());
+    for piece in [dir, "/", name] {
+        joined.push_str(piece);
+    }
     // As pi joins its names to every directory up to `/`, mostly there is
     // nothing to resolve.
     if super::disk::is_plain(joined.as_bytes()) {
