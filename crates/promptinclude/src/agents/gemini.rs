@@ -503,7 +503,7 @@ pub(crate) fn adds_nothing(
     let gemini_dir = home.join(".gemini");
     let user = user_facts(disk, &home, &gemini_dir);
     let special =
-        |dir: &Path| user.real_home.as_deref() == Some(dir) || dir.starts_with(&gemini_dir);
+        |dir: &Path| user.real_home.as_deref() == Some(dir) || super::is_below(dir, &gemini_dir);
     if context.root.is_none() || special(start.cwd) || special(parent) || !user.plain_names {
         return false;
     }

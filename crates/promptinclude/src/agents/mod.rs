@@ -312,6 +312,21 @@ fn plain_name(name: &str) -> bool {
     !matches!(name, "" | "." | "..") && !name.contains(['/', '\0'])
 }
 
+/// Whether `path` is `dir` or below it, as `Path::starts_with` says (by
+/// components), by bytes where both are plain paths: the models ask it
+/// of every file for every start.
+pub(crate) fn is_below(path: &Path, dir: &Path) -> bool {
+    let (p, d) = (
+        path.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    if disk::is_plain(p) && disk::is_plain(d) {
+        p.starts_with(d) && p.get(d.len()).is_none_or(|&b| b == b'/')
+    } else {
+        path.starts_with(dir)
+    }
+}
+
 /// `String::from_utf8_lossy`, checking first (a word at a time, where the
 /// standard lossy decoder goes byte by byte) whether `bytes` are valid
 /// UTF-8, as the files of a tree mostly are.
@@ -664,6 +679,28 @@ impl std::error::Error for ContextError {
             ContextError::MissingHome { .. }
             | ContextError::Config { .. }
             | ContextError::Scan { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// `is_below` by bytes is `Path::starts_with`, for every pair of paths
+    /// made of a few parts (plain or not).
+    #[test]
+    fn is_below_is_starts_with() {
+        let paths = super::disk::tests::small_paths(4);
+        for dir in &paths {
+            for path in &paths {
+                let (dir, path) = (Path::new(dir), Path::new(path));
+                assert_eq!(
+                    super::is_below(path, dir),
+                    path.starts_with(dir),
+                    "{path:?} below {dir:?}"
+                );
+            }
         }
     }
 }

@@ -397,7 +397,7 @@ pub(crate) fn adds_nothing(
     if !super::holds_none(disk, start.cwd, &names) {
         return false;
     }
-    let between = |path: &Path| path.starts_with(parent) && !path.starts_with(start.cwd);
+    let between = |path: &Path| inside(path, parent) && !inside(path, start.cwd);
     let imports = context
         .files
         .iter()
@@ -850,7 +850,7 @@ fn extension(path: &Path) -> String {
 
 /// Whether `path` is `dir` or below it.
 fn inside(path: &Path, dir: &Path) -> bool {
-    path.starts_with(dir)
+    super::is_below(path, dir)
 }
 
 fn strip_trailing_slashes(path: &Path) -> PathBuf {
