@@ -236,6 +236,31 @@ fn rule_files_never_discovered() {
     assert_eq!(roots[0]["totals"]["rule_files"], 1);
 }
 
+/// A name pattern written in capitals: a lower-case file misses it but
+/// for letter case (lowered names are compared with the lowered pattern,
+/// whether or not they needed lowering), and a matching one is found.
+#[test]
+fn a_name_pattern_in_capitals_misses_lower_case_names_but_for_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "docs/style.promptinclude.md", "lower case");
+    write(root, "docs/Mixed.PromptInclude.md", "mixed case");
+    write(root, "docs/found.PROMPTINCLUDE.md", "the pattern's case");
+    let (roots, _, o) = audit_json(&["--name-pattern", "*.PROMPTINCLUDE.md", "."], root);
+    assert_eq!(o.status.code(), Some(0));
+    let mut case: Vec<String> = warnings(&roots[0])
+        .into_iter()
+        .filter(|w| w.0 == "undiscovered_case")
+        .map(|w| w.1)
+        .collect();
+    case.sort();
+    assert_eq!(
+        case,
+        ["docs/Mixed.PromptInclude.md", "docs/style.promptinclude.md"]
+    );
+    assert_eq!(roots[0]["totals"]["rule_files"], 1);
+}
+
 #[test]
 fn never_discovered_walk_does_not_follow_directory_links() {
     let dir = tempfile::tempdir().unwrap();
