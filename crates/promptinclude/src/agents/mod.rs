@@ -145,7 +145,7 @@ pub struct Tree {
     /// The directories, the root first.
     pub dirs: Vec<PathBuf>,
     /// The index in `dirs` of each one's parent (`None` for the root).
-    pub parents: Vec<Option<usize>>,
+    parents: Vec<Option<usize>>,
 }
 
 impl Tree {
