@@ -101,9 +101,10 @@ enum Scope {
 /// with Unicode classes) costs more than matching it against a tree.
 fn compiled(syntax: Syntax, patterns: &[String]) -> Option<Arc<Scope>> {
     type Cache = Mutex<HashMap<(Syntax, Vec<String>), Option<Arc<Scope>>>>;
-    /// Enough for every distinct scope of a large fleet; past it the cache
-    /// starts again rather than grow without bound.
-    const MOST: usize = 1024;
+    /// Enough for the scopes a fleet's templates repeat; past it the cache
+    /// starts again, so that the compiled specs of many unvetted
+    /// repositories are not all kept.
+    const MOST: usize = 64;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Cache::default);
     let key = (syntax, patterns.to_vec());
@@ -119,6 +120,7 @@ fn compiled(syntax: Syntax, patterns: &[String]) -> Option<Arc<Scope>> {
     scope
 }
 
+/// [`compiled`], afresh.
 fn compile(syntax: Syntax, patterns: &[String]) -> Option<Scope> {
     match syntax {
         Syntax::Glob | Syntax::Lenient => {
@@ -379,5 +381,48 @@ fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, fou
                 listed(&patterns)
             ),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::{any_match, Files, Syntax};
+
+    /// Scopes stay right when there are more of them than the cache keeps
+    /// (it starts again), whichever syntax asks.
+    #[test]
+    fn more_scopes_than_the_cache_keeps_still_match_as_compiled() {
+        let mut files = Files {
+            bytes: Vec::new(),
+            ends: Vec::new(),
+        };
+        for i in (0..100).step_by(2) {
+            files
+                .bytes
+                .extend_from_slice(format!("/repo/dir{i}/x.md").as_bytes());
+            files.ends.push(files.bytes.len());
+        }
+        for round in 0..2 {
+            for i in 0..100 {
+                for syntax in [Syntax::Glob, Syntax::Lenient, Syntax::Gitignore] {
+                    let patterns = [format!("dir{i}/*.md")];
+                    assert_eq!(
+                        any_match(syntax, &patterns, Path::new("/repo"), &files),
+                        Some(i % 2 == 0),
+                        "round {round}, {syntax:?}, dir{i}"
+                    );
+                    // The same patterns read otherwise by each syntax:
+                    // VS Code's `*` stays in the base directory.
+                    let anywhere = ["*.md".to_string()];
+                    assert_eq!(
+                        any_match(syntax, &anywhere, Path::new("/repo"), &files),
+                        Some(syntax != Syntax::Glob),
+                        "round {round}, {syntax:?}, *.md"
+                    );
+                }
+            }
+        }
     }
 }
