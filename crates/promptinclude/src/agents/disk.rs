@@ -266,7 +266,8 @@ impl<T: Clone> Answers<T> {
 /// The longest prefix of each file read so far (Codex reads each file up
 /// to what is left of its budget, which differs from chain to chain). A
 /// whole file read answers for its prefixes, and a prefix that ends
-/// before its limit for the whole file.
+/// before its limit for the whole file; what neither answers is asked
+/// once per limit, as every question is ([`Answers`]).
 #[derive(Default)]
 struct Prefixes(Mutex<ByPath<Prefix>>);
 
@@ -318,6 +319,7 @@ pub struct Remembered<'a> {
     resolution_metadata: Answers<Metadata>,
     canonicalize: Answers<PathBuf>,
     read: Answers<Arc<[u8]>>,
+    read_prefix: Answers<Vec<u8>>,
     prefixes: Prefixes,
     read_dir: Answers<Listing>,
     read_link: Answers<PathBuf>,
@@ -337,6 +339,7 @@ impl<'a> Remembered<'a> {
             resolution_metadata: Answers::new(),
             canonicalize: Answers::new(),
             read: Answers::new(),
+            read_prefix: Answers::new(),
             prefixes: Prefixes::default(),
             read_dir: Answers::new(),
             read_link: Answers::new(),
@@ -548,28 +551,28 @@ impl Disk for Remembered<'_> {
         })
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        if limit == 0 {
-            // Reading nothing does not read a directory (and fail).
-            return self.unless_absent(path, || self.inner.read_prefix(path, limit));
-        }
         let cut = |bytes: &[u8]| bytes[..bytes.len().min(limit as usize)].to_vec();
-        if let Some(Ok(whole)) = self.read.known(key(path)) {
-            return Ok(cut(&whole));
+        // Reading nothing does not read a directory (and fail): not
+        // answered from another read.
+        if limit > 0 {
+            if let Some(Ok(whole)) = self.read.known(key(path)) {
+                return Ok(cut(&whole));
+            }
+            if let Some(prefix) = self.prefixes.known(key(path)).filter(|p| p.answers(limit)) {
+                return Ok(cut(&prefix.bytes));
+            }
         }
-        let known = self.prefixes.known(key(path));
-        if let Some(prefix) = known.as_ref().filter(|p| p.answers(limit)) {
-            return Ok(cut(&prefix.bytes));
-        }
-        // Errors are not kept: one may depend on how far the file is read.
-        let bytes = self.unless_absent(path, || self.inner.read_prefix(path, limit))?;
-        if known.is_none_or(|p| p.limit < limit) {
-            self.prefixes.keep(
-                key(path),
-                Prefix {
-                    bytes: Arc::from(&bytes[..]),
-                    limit,
-                },
-            );
+        let mut with_limit = key(path).to_vec();
+        with_limit.extend_from_slice(&limit.to_le_bytes());
+        let bytes = self.read_prefix.get(&with_limit, || {
+            self.unless_absent(path, || self.inner.read_prefix(path, limit))
+        })?;
+        if limit > 0 {
+            let prefix = Prefix {
+                bytes: Arc::from(&bytes[..]),
+                limit,
+            };
+            self.prefixes.keep(key(path), prefix);
         }
         Ok(bytes)
     }
