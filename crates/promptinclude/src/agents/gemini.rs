@@ -512,9 +512,8 @@ pub(crate) fn adds_nothing(
     }
     let names = &user.settings.names;
     super::holds_none(disk, start.cwd, &user.watched())
-        && (user.no_private_memory
-            || (private_memory(disk, &gemini_dir, start.cwd, names).is_empty()
-                && private_memory(disk, &gemini_dir, parent, names).is_empty()))
+        && private_memory(disk, &gemini_dir, start.cwd, names).is_empty()
+        && private_memory(disk, &gemini_dir, parent, names).is_empty()
 }
 
 /// What [`adds_nothing`] needs of the user's Gemini directory, the same
@@ -528,9 +527,6 @@ struct UserFacts {
     /// Whether every context file name and root marker is one directory
     /// entry's name, which a listing can answer for.
     plain_names: bool,
-    /// Whether no start has private project memory: no project is
-    /// registered, no name leads out of `tmp`, and `tmp` is not there.
-    no_private_memory: bool,
 }
 
 impl UserFacts {
@@ -552,15 +548,6 @@ fn user_facts(disk: &dyn Disk, home: &Path, gemini_dir: &Path) -> Arc<UserFacts>
             &read_json(disk, &gemini_dir.join("settings.json")),
             &Value::Null,
         );
-        let registry = read_json(disk, &gemini_dir.join("projects.json"));
-        let registers_any = registry["projects"]
-            .as_object()
-            .is_some_and(|projects| projects.values().any(Value::is_string));
-        let no_private_memory = !registers_any
-            && settings.names.iter().all(|n| stays_below(n))
-            && disk
-                .metadata(&gemini_dir.join("tmp"))
-                .is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
         UserFacts {
             real_home: disk.canonicalize(home).ok(),
             plain_names: settings
@@ -569,7 +556,6 @@ fn user_facts(disk: &dyn Disk, home: &Path, gemini_dir: &Path) -> Arc<UserFacts>
                 .chain(&settings.markers)
                 .all(|n| super::plain_name(n)),
             settings,
-            no_private_memory,
         }
     })
 }

@@ -17,6 +17,7 @@ pub mod text;
 pub mod undiscovered;
 pub mod warnings;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -469,6 +470,20 @@ pub fn relative<'a>(path: &'a str, abs_root: &str) -> &'a str {
         .and_then(|rest| rest.strip_prefix('/'))
         .filter(|rest| !rest.is_empty())
         .unwrap_or(path)
+}
+
+/// `text.to_lowercase()`, borrowed where nothing changes: most names and
+/// paths of a tree are lower case already, and the checks that compare them
+/// without case ask for every one.
+pub(crate) fn lower_case(text: &str) -> Cow<'_, str> {
+    if text
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+    {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.to_lowercase())
+    }
 }
 
 /// A share (0 to 1) as a percentage with one decimal (for reports).

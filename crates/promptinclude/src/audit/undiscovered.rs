@@ -98,19 +98,12 @@ impl Visitor for Collector<'_> {
     fn file(&self, dir: DirView<'_>, name: &[u8]) {
         let shown = matching_str(name);
         let exact = self.matchers.name.is_match(&shown);
-        // Most names are lower case already: not copied to be lowered.
-        let lowered = |name: &str| -> bool {
-            let folded = self.folded.as_ref();
-            if name
-                .bytes()
-                .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
-            {
-                folded.is_some_and(|f| f.is_match(name))
-            } else {
-                folded.is_some_and(|f| f.is_match(&name.to_lowercase()))
-            }
-        };
-        if !exact && !lowered(&shown) {
+        if !exact
+            && !self
+                .folded
+                .as_ref()
+                .is_some_and(|f| f.is_match(&super::lower_case(&shown)))
+        {
             return;
         }
         let rel = join_rel(dir.rel, name);

@@ -72,16 +72,7 @@ pub fn any_match(syntax: Syntax, patterns: &[String], base: &Path, files: &Files
         Scope::Globs(set) => Some(below.any(|rel| set.is_match(&*rel))),
         Scope::Gitignore(None) => Some(false),
         Scope::Gitignore(Some(spec)) => {
-            // Most paths are lower case already: not copied to be lowered.
-            let unchanged =
-                |rel: &str| rel.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase());
-            Some(below.any(|rel| {
-                if unchanged(&rel) {
-                    spec.is_file_ignored(&rel)
-                } else {
-                    spec.is_file_ignored(&rel.to_lowercase())
-                }
-            }))
+            Some(below.any(|rel| spec.is_file_ignored(&crate::audit::lower_case(&rel))))
         }
     }
 }
