@@ -270,28 +270,38 @@ pub struct Files {
 impl Files {
     /// The files of the tree at `root`.
     pub fn under(root: &Path, disk: &dyn Disk) -> Files {
-        fn visit(dir: &mut PathBuf, disk: &dyn Disk, files: &mut Files) {
-            let listing = disk.read_dir(dir).unwrap_or_default();
+        // The path is built in one byte buffer: `PathBuf::pop` parses
+        // components, once for each of the tree's many files.
+        fn visit(dir: &mut Vec<u8>, disk: &dyn Disk, files: &mut Files) {
+            let listing = disk
+                .read_dir(Path::new(OsStr::from_bytes(dir)))
+                .unwrap_or_default();
             let mut entries: Vec<&(OsString, EntryType)> = listing.iter().collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let len = dir.len();
             for (name, kind) in entries {
-                dir.push(name);
+                if !dir.ends_with(b"/") {
+                    dir.push(b'/');
+                }
+                dir.extend_from_slice(name.as_encoded_bytes());
                 if !kind.is_dir() {
-                    files
-                        .bytes
-                        .extend_from_slice(dir.as_os_str().as_encoded_bytes());
+                    files.bytes.extend_from_slice(dir);
                     files.ends.push(files.bytes.len());
                 } else if name != ".git" {
                     visit(dir, disk, files);
                 }
-                dir.pop();
+                dir.truncate(len);
             }
         }
         let mut files = Files {
             bytes: Vec::new(),
             ends: Vec::new(),
         };
-        visit(&mut root.to_path_buf(), disk, &mut files);
+        visit(
+            &mut root.as_os_str().as_encoded_bytes().to_vec(),
+            disk,
+            &mut files,
+        );
         files
     }
 
