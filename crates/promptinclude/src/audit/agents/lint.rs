@@ -54,36 +54,106 @@ pub enum Syntax {
 /// its path from `base`; `None` when a pattern cannot be read, so that
 /// nothing is claimed.
 pub fn any_match(syntax: Syntax, patterns: &[String], base: &Path, files: &Files) -> Option<bool> {
-    let scope = compiled(syntax, patterns)?;
-    // By bytes: the paths are whole (no `.`, no doubled `/`), and
-    // `Path::strip_prefix` parsing components was most of a dead-scope
-    // check over a large tree.
-    let base = base.as_os_str().as_encoded_bytes();
-    let mut below = files.iter().filter_map(|f| {
-        let rest = f.as_os_str().as_encoded_bytes().strip_prefix(base)?;
-        let rel = if base.ends_with(b"/") {
-            rest
-        } else {
-            rest.strip_prefix(b"/")?
-        };
-        (!rel.is_empty()).then(|| crate::agents::lossy(rel))
-    });
-    match &*scope {
-        Scope::Globs(set) => Some(below.any(|rel| set.is_match(&*rel))),
-        Scope::Gitignore(None) => Some(false),
-        Scope::Gitignore(Some(spec)) => {
-            Some(below.any(|rel| spec.is_file_ignored(&crate::audit::lower_case(&rel))))
+    Some(compiled(syntax, patterns)?.any_below(base, files))
+}
+
+impl Scope {
+    /// Whether a file of `files` below `base` matches, by its path from
+    /// `base`.
+    fn any_below(&self, base: &Path, files: &Files) -> bool {
+        // By bytes: the paths are whole (no `.`, no doubled `/`), and
+        // `Path::strip_prefix` parsing components was most of a dead-scope
+        // check over a large tree.
+        let base = base.as_os_str().as_encoded_bytes();
+        let mut below = files.iter().filter_map(|f| {
+            let rest = f.as_os_str().as_encoded_bytes().strip_prefix(base)?;
+            let rel = if base.ends_with(b"/") {
+                rest
+            } else {
+                rest.strip_prefix(b"/")?
+            };
+            (!rel.is_empty() && self.may_match(rel)).then(|| crate::agents::lossy(rel))
+        });
+        match &self.matcher {
+            Matcher::Globs(set) => below.any(|rel| set.is_match(&*rel)),
+            Matcher::Gitignore(None) => false,
+            Matcher::Gitignore(Some(spec)) => {
+                below.any(|rel| spec.is_file_ignored(&crate::audit::lower_case(&rel)))
+            }
         }
+    }
+
+    /// Whether the path `rel` starts with one of the [`Scope::heads`].
+    fn may_match(&self, rel: &[u8]) -> bool {
+        let Some(heads) = &self.heads else {
+            return true;
+        };
+        let first = rel.split(|&b| b == b'/').next().unwrap_or_default();
+        heads.iter().any(|head| match self.matcher {
+            Matcher::Globs(_) => first == head.as_bytes(),
+            // Lower-casing a name that is not ASCII may give an ASCII
+            // one (the Kelvin sign gives `k`): matched in full.
+            Matcher::Gitignore(_) => {
+                !first.is_ascii() || first.eq_ignore_ascii_case(head.as_bytes())
+            }
+        })
     }
 }
 
 /// Scope patterns compiled for matching.
-enum Scope {
+struct Scope {
+    matcher: Matcher,
+    /// The first component every match's path starts with, one per
+    /// pattern, when each pattern has one (`src` of `src/**/*.ts`): only
+    /// the files below one need matching, and a dead scope of a large
+    /// tree is told from its few directories' names, not from every path.
+    heads: Option<Vec<String>>,
+}
+
+/// How [`Scope`] matches a path.
+enum Matcher {
     /// [`Syntax::Glob`] and [`Syntax::Lenient`].
     Globs(GlobSet),
     /// [`Syntax::Gitignore`], lower-cased; `None` when no pattern can
     /// match.
     Gitignore(Option<IgnoreSpec>),
+}
+
+/// The literal first component that every path `pattern` matches in
+/// `syntax` starts with (the whole path's when it has one component), if
+/// the pattern is anchored to the base and that component holds no
+/// wildcard, escape or other than ASCII. `None` says any path may match.
+fn head(syntax: Syntax, pattern: &str) -> Option<&str> {
+    let (anchored, pattern) = match syntax {
+        // A glob matches the whole path from the base; Cursor's without
+        // `/` is also tried at any depth.
+        Syntax::Glob => (true, pattern),
+        Syntax::Lenient => (pattern.contains('/'), pattern),
+        // gitignore (pathspec): a leading `/` anchors, as does one in the
+        // middle; a negation or trailing space (stripped, or escaped) is
+        // left to the full match.
+        Syntax::Gitignore => {
+            if pattern.starts_with('!')
+                || pattern.ends_with(|c: char| c.is_whitespace() || c.is_control())
+            {
+                return None;
+            }
+            match pattern.strip_prefix('/') {
+                Some(rest) => (true, rest),
+                None => (
+                    pattern
+                        .split_once('/')
+                        .is_some_and(|(_, tail)| !tail.is_empty()),
+                    pattern,
+                ),
+            }
+        }
+    };
+    let first = pattern.split('/').next().unwrap_or_default();
+    let literal = !first.is_empty()
+        && first.is_ascii()
+        && !first.contains(['*', '?', '[', ']', '{', '}', '\\', '!']);
+    (anchored && literal).then_some(first)
 }
 
 /// `patterns` compiled for `syntax`, or `None` when one cannot be read.
@@ -113,33 +183,40 @@ fn compiled(syntax: Syntax, patterns: &[String]) -> Option<Arc<Scope>> {
 
 /// [`compiled`], afresh.
 fn compile(syntax: Syntax, patterns: &[String]) -> Option<Scope> {
-    match syntax {
+    // Each pattern as it is matched: globs without a leading `./`;
+    // gitignore lower-cased, those starting `./` (which match nothing)
+    // left out.
+    let matched: Vec<String> = match syntax {
+        Syntax::Glob | Syntax::Lenient => patterns
+            .iter()
+            .map(|p| p.strip_prefix("./").unwrap_or(p).to_string())
+            .collect(),
+        Syntax::Gitignore => patterns
+            .iter()
+            .filter(|p| !p.starts_with("./"))
+            .map(|p| p.to_lowercase())
+            .collect(),
+    };
+    let matcher = match syntax {
         Syntax::Glob | Syntax::Lenient => {
             let mut set = GlobSetBuilder::new();
-            for pattern in patterns {
-                let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+            for pattern in &matched {
                 let glob = |p: &str| GlobBuilder::new(p).literal_separator(true).build().ok();
                 set.add(glob(pattern)?);
                 if syntax == Syntax::Lenient && !pattern.contains('/') {
                     set.add(glob(&format!("**/{pattern}"))?);
                 }
             }
-            set.build().ok().map(Scope::Globs)
+            Matcher::Globs(set.build().ok()?)
         }
-        Syntax::Gitignore => {
-            let lowered: Vec<String> = patterns
-                .iter()
-                .filter(|p| !p.starts_with("./"))
-                .map(|p| p.to_lowercase())
-                .collect();
-            if lowered.is_empty() {
-                return Some(Scope::Gitignore(None));
-            }
-            IgnoreSpec::from_lines(&lowered)
-                .ok()
-                .map(|spec| Scope::Gitignore(Some(spec)))
-        }
-    }
+        Syntax::Gitignore if matched.is_empty() => Matcher::Gitignore(None),
+        Syntax::Gitignore => Matcher::Gitignore(Some(IgnoreSpec::from_lines(&matched).ok()?)),
+    };
+    let heads = matched
+        .iter()
+        .map(|p| head(syntax, p).map(str::to_string))
+        .collect();
+    Some(Scope { matcher, heads })
 }
 
 /// Patterns for a message: `"a", "b"`.
@@ -153,6 +230,17 @@ pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
     let cursor_rules = Finder::new("/.cursor/rules/");
     let copilot_dir = Finder::new("/.github/instructions/");
     for file in files.iter() {
+        // Only these names can be what the checks below look at (Cursor's
+        // `.mdc` and `.md` rules, `.cursorrules`, Copilot's
+        // `*.instructions.md`): most of a tree's files are passed by their
+        // last bytes, without parsing the path.
+        let bytes = file.as_os_str().as_encoded_bytes();
+        if !(bytes.ends_with(b".md")
+            || bytes.ends_with(b".mdc")
+            || bytes.ends_with(b"/.cursorrules"))
+        {
+            continue;
+        }
         let text = || {
             disk.read(file)
                 .ok()
@@ -379,7 +467,7 @@ fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, fou
 mod tests {
     use std::path::Path;
 
-    use super::{any_match, Files, Syntax};
+    use super::{any_match, compile, Files, Syntax};
 
     /// Scopes stay right when there are more of them than the cache keeps
     /// (it starts again), whichever syntax asks.
@@ -413,6 +501,98 @@ mod tests {
                         "round {round}, {syntax:?}, *.md"
                     );
                 }
+            }
+        }
+    }
+
+    /// Matching only the files below a scope's literal first components
+    /// finds what matching every file finds, for random patterns and
+    /// trees in each syntax (case, the Kelvin sign, anchors, negations,
+    /// trailing spaces, escapes, braces). Fails when a pattern is given a
+    /// head it does not have.
+    #[test]
+    fn heads_leave_out_only_files_no_pattern_matches() {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+            | 1;
+        eprintln!("seed {seed}");
+        let mut state = seed;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let names = [
+            "src",
+            "SRC",
+            "Src",
+            "\u{212A}ey",
+            "key",
+            "a.ts",
+            "b.TS",
+            "x",
+            "sr",
+            "srcx",
+            "lib",
+            "s c",
+        ];
+        let patterns = [
+            "src/**/*.ts",
+            "/src",
+            "src/",
+            "src",
+            "!src/x",
+            "src/x ",
+            "SRC/*.ts",
+            "key/**",
+            "\u{212A}ey/a.ts",
+            "*.ts",
+            "**/a.ts",
+            "src\\/x",
+            "s?c/x",
+            "{src,lib}/x",
+            "lib/a.ts",
+            "./src/a.ts",
+            "/",
+            "/key",
+            "Key/a.ts",
+            "s c/x",
+            "src/a.ts/",
+            "x/**/b.ts",
+        ];
+        for round in 0..400 {
+            let mut files = Files {
+                bytes: Vec::new(),
+                ends: Vec::new(),
+            };
+            for _ in 0..1 + next(6) {
+                let mut path = "/repo".to_string();
+                for _ in 0..1 + next(3) {
+                    path.push('/');
+                    path.push_str(names[next(names.len())]);
+                }
+                files.bytes.extend_from_slice(path.as_bytes());
+                files.ends.push(files.bytes.len());
+            }
+            let chosen: Vec<String> = (0..1 + next(3))
+                .map(|_| patterns[next(patterns.len())].to_string())
+                .collect();
+            for syntax in [Syntax::Glob, Syntax::Lenient, Syntax::Gitignore] {
+                let (Some(with), Some(mut every)) =
+                    (compile(syntax, &chosen), compile(syntax, &chosen))
+                else {
+                    continue;
+                };
+                every.heads = None;
+                let base = Path::new("/repo");
+                assert_eq!(
+                    with.any_below(base, &files),
+                    every.any_below(base, &files),
+                    "seed {seed}, round {round}, {syntax:?}, {chosen:?}, {:?}",
+                    files.iter().collect::<Vec<_>>()
+                );
             }
         }
     }
