@@ -189,6 +189,13 @@ impl Found {
         }
     }
 
+    /// Adds the warnings found apart in `other`, in their order.
+    fn absorb(&mut self, other: Found) {
+        for warning in other.list {
+            self.add(warning);
+        }
+    }
+
     /// The warnings by kind, then agent, then path (each kind's finding
     /// order kept among equals).
     fn sorted(mut self) -> Vec<AgentWarning> {
@@ -199,29 +206,53 @@ impl Found {
 }
 
 /// Every warning about the chains, the tree's `files` and its linted rules.
+/// The kinds fall into three parts that share no warning: the chains' own
+/// outcomes, what the agents do not share, and the rules' scopes and
+/// linting. They are found side by side (a tree's last warnings are what
+/// a run waits for at its end), then sorted as one.
 pub(super) fn collect(
     root: &Path,
     chains: &[AgentChains],
     files: &Files,
     disk: &dyn Disk,
 ) -> Vec<AgentWarning> {
-    let mut found = Found::new(root);
-    let mut measured = HashMap::new();
-    let ids = identities(chains, disk);
-    for agent in chains {
-        for chain in &agent.chains {
-            outcomes(agent.agent, chain, disk, &mut found);
-            duplicates(agent.agent, chain, &ids, &mut found);
-            if agent.agent == Agent::ClaudeCode {
-                over_recommended(chain, disk, &mut measured, &mut found);
+    let (mut found, scoped) = rayon::join(
+        || {
+            let ids = identities(chains, disk);
+            let (mut found, unshared) = rayon::join(
+                || {
+                    let mut found = Found::new(root);
+                    let mut measured = HashMap::new();
+                    for agent in chains {
+                        for chain in &agent.chains {
+                            outcomes(agent.agent, chain, disk, &mut found);
+                            duplicates(agent.agent, chain, &ids, &mut found);
+                            if agent.agent == Agent::ClaudeCode {
+                                over_recommended(chain, disk, &mut measured, &mut found);
+                            }
+                        }
+                    }
+                    found
+                },
+                || {
+                    let mut found = Found::new(root);
+                    not_shared(chains, &ids, &mut found);
+                    found
+                },
+            );
+            found.absorb(unshared);
+            found
+        },
+        || {
+            let mut found = Found::new(root);
+            for agent in chains.iter().filter(|a| a.agent == Agent::ClaudeCode) {
+                claude_rules(agent, files, disk, &mut found);
             }
-        }
-        if agent.agent == Agent::ClaudeCode {
-            claude_rules(agent, files, disk, &mut found);
-        }
-    }
-    not_shared(chains, &ids, &mut found);
-    super::lint::lint(files, disk, &mut found);
+            super::lint::lint(files, disk, &mut found);
+            found
+        },
+    );
+    found.absorb(scoped);
     found.sorted()
 }
 
