@@ -594,7 +594,8 @@ impl Disk for Remembered<'_> {
             .unwrap_or(false)
     }
     fn derived(&self, what: &'static str, path: &Path, derive: &dyn Fn() -> Derived) -> Derived {
-        let mut named = what.as_bytes().to_vec();
+        let mut named = Vec::with_capacity(what.len() + 1 + key(path).len());
+        named.extend_from_slice(what.as_bytes());
         named.push(0);
         named.extend_from_slice(key(path));
         // Deriving never fails: the error side is never taken.
