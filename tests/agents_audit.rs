@@ -128,7 +128,18 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
                 2 => "   \n".to_string(),
                 3 => format!(
                     "rule of {rel} @{}\n",
-                    rng.pick(&["notes.md", "missing.md", "../notes.md", "AGENTS.md"])
+                    // Up, beside, and down into directories below (where
+                    // the start directory decides whether it is followed).
+                    rng.pick(&[
+                        "notes.md",
+                        "missing.md",
+                        "../notes.md",
+                        "AGENTS.md",
+                        "web/notes.md",
+                        "apps/web/AGENTS.md",
+                        "payments/core/notes.md",
+                        "docs/notes.md",
+                    ])
                 ),
                 4 => "---\npaths: [\"**/*.ts\"]\n---\nscoped\n".to_string(),
                 _ => format!("rule of {rel}\r\n"),
