@@ -193,20 +193,24 @@ impl Tree {
 pub enum Shared {
     /// The context computed there.
     Own(AgentContext),
-    /// The same root, files, limit and notes as the directory at this index
-    /// (an ancestor, whose context is [`Shared::Own`]): the agent finds
-    /// nothing more here, and nothing it found there depends on being
-    /// started above. (The parts differ: they may name the directory.)
+    /// The same root, files, limit and notes as the directory at this
+    /// earlier index, whose context is [`Shared::Own`]: an ancestor, when
+    /// the agent finds nothing more here and nothing it found there depends
+    /// on being started above; or a sibling, when both add nothing and
+    /// nothing found from their parent depends on being started in either
+    /// (Claude Code). (The parts differ: they may name the directory.)
     As(usize),
 }
 
 /// [`contexts_under`] for what the chains need, over a tree already
 /// listed: one for each of [`Tree::starts`]. A directory that adds nothing
 /// for the agent is not computed again but given as its nearest computed
-/// ancestor's ([`Shared::As`]). Each agent's model decides, with the rules
-/// that make its context depend on the start directory (`adds_nothing` in
-/// each module); where it cannot be sure, the context is computed. Levels
-/// of the tree are done one after another, each in parallel.
+/// ancestor's ([`Shared::As`]), and one that is like its siblings as the
+/// first of them. Each agent's model decides, with the rules that make its
+/// context depend on the start directory (`adds_nothing` and
+/// `like_its_siblings` in each module); where it cannot be sure, the
+/// context is computed. Levels of the tree are done one after another,
+/// each in parallel.
 pub fn contexts_shared(
     agent: Agent,
     tree: &Tree,
@@ -215,6 +219,8 @@ pub fn contexts_shared(
     disk: &disk::Remembered<'_>,
 ) -> Result<Vec<Shared>, ContextError> {
     use rayon::prelude::*;
+    use rustc_hash::FxHashMap;
+    use std::collections::hash_map::Entry;
     let dirs = tree.starts(agent);
     let parent = &tree.parents;
     // Each level's directories, in order (a parent comes before its
@@ -233,15 +239,12 @@ pub fn contexts_shared(
     let own = Variables::read(agent, &env);
     let mut found: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
     for level in &levels {
-        let done: Vec<(usize, Result<Shared, ContextError>)> = level
+        // Each directory is given as its parent's owner, or as a sibling
+        // like it, or computed.
+        let decided: Vec<(usize, Decision)> = level
             .par_iter()
             .map(|&i| {
-                let start = Start {
-                    cwd: &dirs[i],
-                    home,
-                    env: &env,
-                };
-                let model = own.start(start.cwd, start.home);
+                let model = own.start(&dirs[i], home);
                 // The parent's level is done; an `As` names an `Own`.
                 let owner = parent[i].map(|p| match found[p] {
                     Some(Shared::As(o)) => (p, o),
@@ -251,27 +254,86 @@ pub fn contexts_shared(
                     Some(Shared::Own(context)) => Some((p, o, context)),
                     _ => None,
                 });
-                let shared = match owner {
-                    Some((p, o, context))
-                        if model
-                            .as_ref()
-                            .is_some_and(|m| adds_nothing(m, &dirs[p], context, disk)) =>
-                    {
-                        Ok(Shared::As(o))
+                let decision = match (model.as_ref(), owner) {
+                    (Some(m), Some((p, o, context))) => {
+                        if adds_nothing(m, &dirs[p], context, disk) {
+                            Decision::As(o)
+                        } else if like_its_siblings(m, &dirs[p], context, disk) {
+                            Decision::LikeSiblings
+                        } else {
+                            Decision::Compute
+                        }
                     }
-                    _ => context_of(model.as_ref(), &start, disk).map(Shared::Own),
+                    _ => Decision::Compute,
                 };
-                (i, shared)
+                (i, decision)
             })
             .collect();
-        for (i, shared) in done {
-            found[i] = Some(shared?);
+        // The first of a parent's like directories is computed; the others
+        // are given as it.
+        let mut first_like: FxHashMap<Option<usize>, usize> = FxHashMap::default();
+        let mut compute = Vec::new();
+        for (i, decision) in decided {
+            match decision {
+                Decision::As(o) => found[i] = Some(Shared::As(o)),
+                Decision::LikeSiblings => match first_like.entry(parent[i]) {
+                    Entry::Occupied(first) => found[i] = Some(Shared::As(*first.get())),
+                    Entry::Vacant(first) => {
+                        first.insert(i);
+                        compute.push(i);
+                    }
+                },
+                Decision::Compute => compute.push(i),
+            }
+        }
+        let done: Vec<(usize, Result<AgentContext, ContextError>)> = compute
+            .par_iter()
+            .map(|&i| {
+                let start = Start {
+                    cwd: &dirs[i],
+                    home,
+                    env: &env,
+                };
+                let model = own.start(start.cwd, start.home);
+                (i, context_of(model.as_ref(), &start, disk))
+            })
+            .collect();
+        for (i, context) in done {
+            found[i] = Some(Shared::Own(context?));
         }
     }
     Ok(found
         .into_iter()
         .map(|s| s.expect("every level is done"))
         .collect())
+}
+
+/// What [`contexts_shared`] does with one directory.
+enum Decision {
+    /// Given as the directory at this index ([`adds_nothing`]).
+    As(usize),
+    /// Given as the first of its parent's directories that are like it
+    /// ([`like_its_siblings`]), or computed when it is that first.
+    LikeSiblings,
+    /// Computed.
+    Compute,
+}
+
+/// Whether the agent started as `start` says loads the same files as when
+/// started in any other directory of `parent` (whose context is `context`)
+/// for which this holds. Only Claude Code's context depends on the start
+/// this way (its imports are followed inside the working directory alone);
+/// for the others, what [`adds_nothing`] does not give is computed.
+fn like_its_siblings(
+    start: &ModelStart<'_>,
+    parent: &Path,
+    context: &AgentContext,
+    disk: &dyn disk::Disk,
+) -> bool {
+    match start {
+        ModelStart::ClaudeCode(s) => claude_code::like_its_siblings(s, parent, context, disk),
+        ModelStart::Codex(_) | ModelStart::Gemini(_) | ModelStart::Pi(_) => false,
+    }
 }
 
 /// Whether the agent started as `start` says loads what it loads in the

@@ -384,9 +384,38 @@ pub(crate) fn adds_nothing(
     context: &AgentContext,
     disk: &dyn Disk,
 ) -> bool {
-    if start.disabled {
-        return true;
-    }
+    start.disabled
+        || (holds_nothing(start, parent, disk)
+            && imports_avoid(context, disk, |path| {
+                inside(path, parent) && !inside(path, start.cwd)
+            }))
+}
+
+/// Whether Claude Code started in `start.cwd` loads the same files as when
+/// started in any other directory of `parent` for which this holds
+/// (`context` is what it loads in `parent`). As for [`adds_nothing`], the
+/// start holds none of its names and nothing on the way is linked; and no
+/// import found from the parent (nor where it leads) lies inside the
+/// start. Then every import that the parent's files reach is outside each
+/// such start, so none is followed from any of them, and they load alike:
+/// the directories below a root whose `CLAUDE.md` imports its `AGENTS.md`
+/// (which the root follows and they do not) are the common case.
+pub(crate) fn like_its_siblings(
+    start: &Start<'_>,
+    parent: &Path,
+    context: &AgentContext,
+    disk: &dyn Disk,
+) -> bool {
+    start.disabled
+        || (holds_nothing(start, parent, disk)
+            && imports_avoid(context, disk, |path| inside(path, start.cwd)))
+}
+
+/// The start's part of [`adds_nothing`] and [`like_its_siblings`]: its
+/// configuration directory is not relative to it, it holds none of Claude
+/// Code's names, and no `.claude`, rules directory or rule from `parent`
+/// up is a link.
+fn holds_nothing(start: &Start<'_>, parent: &Path, disk: &dyn Disk) -> bool {
     if start
         .config_dir
         .is_some_and(|d| !Path::new(d).is_absolute())
@@ -394,19 +423,20 @@ pub(crate) fn adds_nothing(
         return false;
     }
     let names = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
-    if !super::holds_none(disk, start.cwd, &names) {
-        return false;
-    }
-    let between = |path: &Path| inside(path, parent) && !inside(path, start.cwd);
-    let imports = context
+    super::holds_none(disk, start.cwd, &names) && rules_unlinked_up_from(disk, parent)
+}
+
+/// Whether no import of `context` (a file with a parent), by its path or
+/// where it leads, is in a place `avoided` names.
+fn imports_avoid(context: &AgentContext, disk: &dyn Disk, avoided: impl Fn(&Path) -> bool) -> bool {
+    context
         .files
         .iter()
         .filter(|f| f.parent.is_some())
         .all(|f| {
             let real = disk.canonicalize(&f.path).ok();
-            !between(&f.path) && !real.as_deref().is_some_and(between)
-        });
-    imports && rules_unlinked_up_from(disk, parent)
+            !avoided(&f.path) && !real.as_deref().is_some_and(&avoided)
+        })
 }
 
 /// Whether no `.claude/rules` of `dir` or above is reached through a link

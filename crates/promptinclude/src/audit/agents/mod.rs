@@ -8,10 +8,10 @@
 //! computed over one [`Remembered`] file system, so a file or directory is
 //! read once however many agents and directories share it (and the
 //! directories the audit's own walk listed are not listed again:
-//! [`Known`]); and a directory
-//! that adds nothing for an agent is given its ancestor's context instead
-//! of computing it again ([`contexts_shared`]). The JSON form
-//! is the `agents` record of `docs/audit-schema.md`.
+//! [`Known`]); and a directory that adds nothing for an agent is given its
+//! ancestor's context, or a sibling's like it, instead of computing it
+//! again ([`contexts_shared`]). The JSON form is the `agents` record of
+//! `docs/audit-schema.md`.
 
 pub mod lint;
 pub mod text;
