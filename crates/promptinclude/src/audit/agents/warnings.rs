@@ -145,10 +145,22 @@ pub(super) struct Found {
     /// The tree's root: messages name paths below it from it.
     root: PathBuf,
     list: Vec<AgentWarning>,
-    index: HashMap<(AgentWarningKind, &'static str, PathBuf, String), usize>,
-    /// Each warning's directories, by index and path bytes (a warning about
-    /// a file near the root has as many as the tree has chains).
-    dirs: FxHashSet<(usize, Vec<u8>)>,
+    /// The warnings by a hash of (kind, agent, file, message), compared in
+    /// full on a match: most warnings found add a directory to one found
+    /// before, and looking it up copies nothing.
+    index: FxHashMap<u64, Vec<usize>>,
+    /// Each warning's directories, by its index and a hash of the path's
+    /// bytes: where they are in its `dirs` (a warning about a file near the
+    /// root has as many as the tree has chains).
+    dirs: FxHashMap<(usize, u64), Vec<usize>>,
+}
+
+/// An Fx hash of `value`.
+fn fx_hash(value: impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher as _;
+    let mut hasher = rustc_hash::FxHasher::default();
+    value.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl Found {
@@ -156,8 +168,8 @@ impl Found {
         Found {
             root: root.to_path_buf(),
             list: Vec::new(),
-            index: HashMap::new(),
-            dirs: FxHashSet::default(),
+            index: FxHashMap::default(),
+            dirs: FxHashMap::default(),
         }
     }
 
@@ -167,25 +179,33 @@ impl Found {
     }
 
     /// Adds a warning, or the directories to the same one found before.
-    pub(super) fn add(&mut self, warning: AgentWarning) {
-        let key = (
-            warning.kind,
-            warning.agent,
-            warning.path.clone(),
-            warning.message.clone(),
-        );
-        let i = *self.index.entry(key).or_insert(self.list.len());
-        let new = i == self.list.len();
-        let mut dirs = Vec::with_capacity(warning.dirs.len());
-        for dir in &warning.dirs {
-            if self.dirs.insert((i, bytes(dir).to_vec())) {
-                dirs.push(dir.clone());
+    pub(super) fn add(&mut self, mut warning: AgentWarning) {
+        // The file as `Path` compares it (by components), as the list does.
+        let key = fx_hash((warning.kind, warning.agent, &warning.path, &warning.message));
+        let alike = self.index.entry(key).or_default();
+        let same = alike.iter().copied().find(|&i| {
+            let w = &self.list[i];
+            w.kind == warning.kind
+                && w.agent == warning.agent
+                && w.path == warning.path
+                && w.message == warning.message
+        });
+        let dirs = std::mem::take(&mut warning.dirs);
+        let i = match same {
+            Some(i) => i,
+            None => {
+                alike.push(self.list.len());
+                self.list.push(warning);
+                self.list.len() - 1
             }
-        }
-        if new {
-            self.list.push(AgentWarning { dirs, ..warning });
-        } else {
-            self.list[i].dirs.extend(dirs);
+        };
+        for dir in dirs {
+            let at = self.dirs.entry((i, fx_hash(bytes(&dir)))).or_default();
+            let known = &self.list[i].dirs;
+            if !at.iter().any(|&k| bytes(&known[k]) == bytes(&dir)) {
+                at.push(known.len());
+                self.list[i].dirs.push(dir);
+            }
         }
     }
 
@@ -667,5 +687,70 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
             dirs: miss.dirs,
             lint_only: false,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::{AgentWarning, AgentWarningKind, Found};
+
+    fn warning(kind: AgentWarningKind, path: &str, message: &str, dirs: &[&str]) -> AgentWarning {
+        AgentWarning {
+            kind,
+            agent: "codex",
+            path: PathBuf::from(path),
+            line: None,
+            message: message.to_string(),
+            dirs: dirs.iter().map(PathBuf::from).collect(),
+            lint_only: false,
+        }
+    }
+
+    /// One warning per (kind, agent, file, message), in the order first
+    /// found, its directories gathered once each in the order first seen:
+    /// the same file spelled with a doubled `/` is the same file (as
+    /// `Path` compares), the same directory spelled so is another.
+    #[test]
+    fn the_same_warning_found_again_adds_only_new_directories() {
+        use AgentWarningKind::{Shadowed, Truncated};
+        let mut found = Found::new(Path::new("/r"));
+        found.add(warning(Truncated, "/r/a", "cut", &["/r/x", "/r/y", "/r/x"]));
+        found.add(warning(Truncated, "/r/a", "other", &["/r/x"]));
+        found.add(warning(
+            Truncated,
+            "/r//a",
+            "cut",
+            &["/r/y", "/r/z", "/r//z"],
+        ));
+        found.add(warning(Shadowed, "/r/a", "cut", &["/r/x"]));
+        let mut other = Found::new(Path::new("/r"));
+        other.add(warning(Truncated, "/r/a", "cut", &["/r/w", "/r/x"]));
+        found.absorb(other);
+        let got: Vec<(AgentWarningKind, &str, Vec<&Path>)> = found
+            .list
+            .iter()
+            .map(|w| {
+                (
+                    w.kind,
+                    w.message.as_str(),
+                    w.dirs.iter().map(PathBuf::as_path).collect(),
+                )
+            })
+            .collect();
+        let p = Path::new;
+        assert_eq!(
+            got,
+            vec![
+                (
+                    Truncated,
+                    "cut",
+                    vec![p("/r/x"), p("/r/y"), p("/r/z"), p("/r//z"), p("/r/w")]
+                ),
+                (Truncated, "other", vec![p("/r/x")]),
+                (Shadowed, "cut", vec![p("/r/x")]),
+            ]
+        );
     }
 }
