@@ -234,6 +234,19 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
             fs::create_dir_all(repo.join(".git")).unwrap();
             fs::create_dir_all(&home).unwrap();
             crate::agents_audit::random_monorepo_at(&mut rng, &repo, &home);
+            if case % 2 == 1 {
+                // Claude Code follows the root's imports from the root, one
+                // of them from `a-in` too, and neither from `b-out`: two
+                // directories that hold none of its names, unlike each
+                // other.
+                fs::write(
+                    repo.join("CLAUDE.md"),
+                    "ROOT CLAUDE @AGENTS.md @a-in/notes.md\n",
+                )
+                .unwrap();
+                write(&repo.join("a-in/notes.md"), "notes\n");
+                fs::create_dir_all(repo.join("b-out")).unwrap();
+            }
             // Directories with nothing in them, below the rule files, and
             // settings that make the start directory matter.
             for deep in [

@@ -207,8 +207,8 @@ pub enum Shared {
 /// for the agent is not computed again but given as its nearest computed
 /// ancestor's ([`Shared::As`]), and one that is like its siblings as the
 /// first of them. Each agent's model decides, with the rules that make its
-/// context depend on the start directory (`adds_nothing` and
-/// `like_its_siblings` in each module); where it cannot be sure, the
+/// context depend on the start directory ([`Likeness`]: `adds_nothing` in
+/// each module, Claude Code's `likeness`); where it cannot be sure, the
 /// context is computed. Levels of the tree are done one after another,
 /// each in parallel.
 pub fn contexts_shared(
@@ -256,12 +256,10 @@ pub fn contexts_shared(
                 });
                 let decision = match (model.as_ref(), owner) {
                     (Some(m), Some((p, o, context))) => {
-                        if adds_nothing(m, &dirs[p], context, disk) {
-                            Decision::As(o)
-                        } else if like_its_siblings(m, &dirs[p], context, disk) {
-                            Decision::LikeSiblings
-                        } else {
-                            Decision::Compute
+                        match likeness(m, &dirs[p], context, disk) {
+                            Likeness::AddsNothing => Decision::As(o),
+                            Likeness::LikeSiblings => Decision::LikeSiblings(p),
+                            Likeness::Own => Decision::Compute,
                         }
                     }
                     _ => Decision::Compute,
@@ -271,12 +269,12 @@ pub fn contexts_shared(
             .collect();
         // The first of a parent's like directories is computed; the others
         // are given as it.
-        let mut first_like: FxHashMap<Option<usize>, usize> = FxHashMap::default();
+        let mut first_like: FxHashMap<usize, usize> = FxHashMap::default();
         let mut compute = Vec::new();
         for (i, decision) in decided {
             match decision {
                 Decision::As(o) => found[i] = Some(Shared::As(o)),
-                Decision::LikeSiblings => match first_like.entry(parent[i]) {
+                Decision::LikeSiblings(p) => match first_like.entry(p) {
                     Entry::Occupied(first) => found[i] = Some(Shared::As(*first.get())),
                     Entry::Vacant(first) => {
                         first.insert(i);
@@ -310,47 +308,48 @@ pub fn contexts_shared(
 
 /// What [`contexts_shared`] does with one directory.
 enum Decision {
-    /// Given as the directory at this index ([`adds_nothing`]).
+    /// Given as the directory at this index.
     As(usize),
-    /// Given as the first of its parent's directories that are like it
-    /// ([`like_its_siblings`]), or computed when it is that first.
-    LikeSiblings,
+    /// Given as the first directory of this parent that is like its
+    /// siblings, or computed when it is that first.
+    LikeSiblings(usize),
     /// Computed.
     Compute,
 }
 
-/// Whether the agent started as `start` says loads the same files as when
-/// started in any other directory of `parent` (whose context is `context`)
-/// for which this holds. Only Claude Code's context depends on the start
-/// this way (its imports are followed inside the working directory alone);
-/// for the others, what [`adds_nothing`] does not give is computed.
-fn like_its_siblings(
-    start: &ModelStart<'_>,
-    parent: &Path,
-    context: &AgentContext,
-    disk: &dyn disk::Disk,
-) -> bool {
-    match start {
-        ModelStart::ClaudeCode(s) => claude_code::like_its_siblings(s, parent, context, disk),
-        ModelStart::Codex(_) | ModelStart::Gemini(_) | ModelStart::Pi(_) => false,
-    }
+/// How what an agent loads in a directory relates to what it loads in the
+/// directory's parent, as its model can tell without computing it.
+pub(crate) enum Likeness {
+    /// The same: it finds nothing more here, and nothing it found there
+    /// depends on being started above.
+    AddsNothing,
+    /// The same as in every other directory of the parent that is like
+    /// its siblings (only Claude Code tells this: its imports are followed
+    /// inside the working directory alone).
+    LikeSiblings,
+    /// Not known: computed.
+    Own,
 }
 
-/// Whether the agent started as `start` says loads what it loads in the
-/// start's parent directory `parent` (whose context is `context`). (Agent
-/// Zero has no model start: its project is the whole tree, and only the
-/// root is asked for.)
-fn adds_nothing(
+/// [`Likeness`] of the start's directory to its parent `parent` (whose
+/// context is `context`). (Agent Zero has no model start: its project is
+/// the whole tree, and only the root is asked for.)
+fn likeness(
     start: &ModelStart<'_>,
     parent: &Path,
     context: &AgentContext,
     disk: &dyn disk::Disk,
-) -> bool {
-    match start {
+) -> Likeness {
+    let adds_nothing = match start {
+        ModelStart::ClaudeCode(s) => return claude_code::likeness(s, parent, context, disk),
         ModelStart::Codex(s) => codex::adds_nothing(s, context, disk),
-        ModelStart::ClaudeCode(s) => claude_code::adds_nothing(s, parent, context, disk),
         ModelStart::Gemini(s) => gemini::adds_nothing(s, parent, context, disk),
         ModelStart::Pi(s) => pi::adds_nothing(s, disk),
+    };
+    if adds_nothing {
+        Likeness::AddsNothing
+    } else {
+        Likeness::Own
     }
 }
 

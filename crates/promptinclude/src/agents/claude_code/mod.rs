@@ -41,7 +41,9 @@ use rustc_hash::FxHashSet;
 
 use super::disk::{absent_below, derived, Disk, EntryType, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
-use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
+use super::{
+    Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, Part, Place, Role, Skip,
+};
 
 /// The Claude Code version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "2.1.332";
@@ -370,73 +372,58 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     Ok(finish(cwd, items, skipped, notes))
 }
 
-/// Whether Claude Code started in `start.cwd` loads what it loads in the
-/// parent directory `parent` (whose context is `context`). It reads every
-/// directory up to `/` whatever the start; only imports and linked rules
-/// are followed inside the working directory alone. So: the start holds
-/// none of its names, its configuration directory is not relative to the
-/// start, no import found from the parent (nor where it leads) lies inside
-/// the parent but outside the start, and no `.claude`, rules directory or
-/// rule on the way is a link.
-pub(crate) fn adds_nothing(
+/// How what Claude Code loads started in `start.cwd` relates to what it
+/// loads in the parent directory `parent` (whose context is `context`).
+/// It reads every directory up to `/` whatever the start; only imports and
+/// linked rules are followed inside the working directory alone. So when
+/// the start holds none of its names, its configuration directory is not
+/// relative to the start, and no `.claude`, rules directory or rule on the
+/// way is a link, the imports found from the parent (and where they lead)
+/// decide:
+/// * none inside the parent but outside the start: it loads what the
+///   parent does ([`Likeness::AddsNothing`]);
+/// * else, none inside the start: none is followed from it, nor from any
+///   other such directory of the parent, and they all load alike
+///   ([`Likeness::LikeSiblings`]; the directories below a root whose
+///   `CLAUDE.md` imports its `AGENTS.md`, which the root follows and they
+///   do not, are the common case).
+pub(crate) fn likeness(
     start: &Start<'_>,
     parent: &Path,
     context: &AgentContext,
     disk: &dyn Disk,
-) -> bool {
-    start.disabled
-        || (holds_nothing(start, parent, disk)
-            && imports_avoid(context, disk, |path| {
-                inside(path, parent) && !inside(path, start.cwd)
-            }))
-}
-
-/// Whether Claude Code started in `start.cwd` loads the same files as when
-/// started in any other directory of `parent` for which this holds
-/// (`context` is what it loads in `parent`). As for [`adds_nothing`], the
-/// start holds none of its names and nothing on the way is linked; and no
-/// import found from the parent (nor where it leads) lies inside the
-/// start. Then every import that the parent's files reach is outside each
-/// such start, so none is followed from any of them, and they load alike:
-/// the directories below a root whose `CLAUDE.md` imports its `AGENTS.md`
-/// (which the root follows and they do not) are the common case.
-pub(crate) fn like_its_siblings(
-    start: &Start<'_>,
-    parent: &Path,
-    context: &AgentContext,
-    disk: &dyn Disk,
-) -> bool {
-    start.disabled
-        || (holds_nothing(start, parent, disk)
-            && imports_avoid(context, disk, |path| inside(path, start.cwd)))
-}
-
-/// The start's part of [`adds_nothing`] and [`like_its_siblings`]: its
-/// configuration directory is not relative to it, it holds none of Claude
-/// Code's names, and no `.claude`, rules directory or rule from `parent`
-/// up is a link.
-fn holds_nothing(start: &Start<'_>, parent: &Path, disk: &dyn Disk) -> bool {
-    if start
-        .config_dir
-        .is_some_and(|d| !Path::new(d).is_absolute())
-    {
-        return false;
+) -> Likeness {
+    if start.disabled {
+        return Likeness::AddsNothing;
     }
+    let relative_config = start
+        .config_dir
+        .is_some_and(|d| !Path::new(d).is_absolute());
     let names = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
-    super::holds_none(disk, start.cwd, &names) && rules_unlinked_up_from(disk, parent)
-}
-
-/// Whether no import of `context` (a file with a parent), by its path or
-/// where it leads, is in a place `avoided` names.
-fn imports_avoid(context: &AgentContext, disk: &dyn Disk, avoided: impl Fn(&Path) -> bool) -> bool {
-    context
-        .files
-        .iter()
-        .filter(|f| f.parent.is_some())
-        .all(|f| {
-            let real = disk.canonicalize(&f.path).ok();
-            !avoided(&f.path) && !real.as_deref().is_some_and(&avoided)
-        })
+    if relative_config
+        || !super::holds_none(disk, start.cwd, &names)
+        || !rules_unlinked_up_from(disk, parent)
+    {
+        return Likeness::Own;
+    }
+    let (mut between, mut below) = (false, false);
+    for f in context.files.iter().filter(|f| f.parent.is_some()) {
+        let real = disk.canonicalize(&f.path).ok();
+        for path in std::iter::once(f.path.as_path()).chain(real.as_deref()) {
+            if inside(path, start.cwd) {
+                below = true;
+            } else if inside(path, parent) {
+                between = true;
+            }
+        }
+    }
+    if !between {
+        Likeness::AddsNothing
+    } else if !below {
+        Likeness::LikeSiblings
+    } else {
+        Likeness::Own
+    }
 }
 
 /// Whether no `.claude/rules` of `dir` or above is reached through a link
