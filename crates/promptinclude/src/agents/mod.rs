@@ -207,7 +207,7 @@ pub enum Shared {
 /// for the agent is not computed again but given as its nearest computed
 /// ancestor's ([`Shared::As`]), and one that is like its siblings as the
 /// first of them. Each agent's model decides, with the rules that make its
-/// context depend on the start directory ([`Likeness`]: `adds_nothing` in
+/// context depend on the start directory (`Likeness`: `adds_nothing` in
 /// each module, Claude Code's `likeness`); where it cannot be sure, the
 /// context is computed. Levels of the tree are done one after another,
 /// each in parallel.
