@@ -289,7 +289,19 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
                 )
                 .unwrap();
             }
-            if rng.chance(30) {
+            if rng.chance(15) {
+                // Private project memory with no `~/.gemini/tmp`: a
+                // registered project named by an absolute path, whose
+                // memory is found all the same.
+                let elsewhere = base.join("elsewhere");
+                fs::create_dir_all(elsewhere.join("memory")).unwrap();
+                fs::write(elsewhere.join("memory/MEMORY.md"), "elsewhere memory\n").unwrap();
+                let registry = serde_json::json!({
+                    "projects": {repo.join("apps/web").to_string_lossy(): elsewhere.to_string_lossy()}
+                });
+                fs::create_dir_all(home.join(".gemini")).unwrap();
+                fs::write(home.join(".gemini/projects.json"), registry.to_string()).unwrap();
+            } else if rng.chance(30) {
                 // Private project memory, found by a directory's name or
                 // by a registered project.
                 let memory = home.join(".gemini/tmp/payments/memory");

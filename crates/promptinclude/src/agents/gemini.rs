@@ -512,8 +512,9 @@ pub(crate) fn adds_nothing(
     }
     let names = &user.settings.names;
     super::holds_none(disk, start.cwd, &user.watched())
-        && private_memory(disk, &gemini_dir, start.cwd, names).is_empty()
-        && private_memory(disk, &gemini_dir, parent, names).is_empty()
+        && (user.no_private_memory
+            || (private_memory(disk, &gemini_dir, start.cwd, names).is_empty()
+                && private_memory(disk, &gemini_dir, parent, names).is_empty()))
 }
 
 /// What [`adds_nothing`] needs of the user's Gemini directory, the same
@@ -527,6 +528,11 @@ struct UserFacts {
     /// Whether every context file name and root marker is one directory
     /// entry's name, which a listing can answer for.
     plain_names: bool,
+    /// Whether no directory has [private project memory](private_memory),
+    /// known without its path: `tmp` is not there, and every path below it
+    /// that would be looked at stays below it (the names, and every
+    /// registered project's).
+    no_private_memory: bool,
 }
 
 impl UserFacts {
@@ -548,7 +554,20 @@ fn user_facts(disk: &dyn Disk, home: &Path, gemini_dir: &Path) -> Arc<UserFacts>
             &read_json(disk, &gemini_dir.join("settings.json")),
             &Value::Null,
         );
+        let registry = read_json(disk, &gemini_dir.join("projects.json"));
+        let registered_stay_below = match &registry["projects"] {
+            Value::Object(projects) => projects
+                .values()
+                .all(|id| id.as_str().is_none_or(stays_below)),
+            _ => true,
+        };
+        let no_private_memory = registered_stay_below
+            && settings.names.iter().all(|n| stays_below(n))
+            && disk
+                .metadata(&gemini_dir.join("tmp"))
+                .is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
         UserFacts {
+            no_private_memory,
             real_home: disk.canonicalize(home).ok(),
             plain_names: settings
                 .names
