@@ -7,6 +7,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use promptinclude::agents::{agent_zero, Agent};
@@ -17,6 +18,7 @@ use promptinclude::audit::warnings::WarningKind;
 use promptinclude::audit::{audit_root_at, write_record, FileStatus, RootAudit};
 use promptinclude::batch::Batch;
 use promptinclude::index::LiveIndexFacts;
+use promptinclude::tokenize::Memo;
 use promptinclude::trust::ReadPolicy;
 use promptinclude::RootError;
 
@@ -147,6 +149,9 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut write_result = Ok(());
     let mut output = AuditOutput::new(args)?;
     let with_content = args.html_include_content;
+    // One memo of token counts for every tree: repositories repeat each
+    // other's rule files and the agents' framing.
+    let counts = Arc::new(Memo::new());
     batch.run(
         |_, planned, scanner| {
             // The agents' audit of the tree takes the directories the
@@ -176,6 +181,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                 let known = Known {
                     agent_zero,
                     listings,
+                    counts: Some(Arc::clone(&counts)),
                 };
                 report.agents = Some(audit_tree_knowing(&agents, &planned.root, &setup, known));
             }

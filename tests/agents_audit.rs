@@ -214,6 +214,11 @@ fn every_chain_is_what_context_says_in_each_of_its_directories() {
                     if dir == &chain.start {
                         let raw = alone.raw().unwrap_or_default();
                         assert_eq!(raw.len(), chain.bytes, "{at}");
+                        assert_eq!(
+                            promptinclude::tokenize::count(&raw),
+                            chain.tokens,
+                            "{at}"
+                        );
                     }
                 }
             }
@@ -256,6 +261,48 @@ fn every_chain_is_what_context_says_in_each_of_its_directories() {
         }
     }
     assert!(chains_seen > 12 * 5, "seed {seed}: {chains_seen} chains");
+}
+
+/// One `audit --agents` of several trees reports each as an audit of it
+/// alone does: what the batch shares between trees (token counts of the
+/// rule files and framing they repeat) changes nothing (random monorepos
+/// with one home, fresh seed).
+#[test]
+fn a_batch_reports_each_tree_as_its_own_audit_does() {
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_AGENTS_AUDIT_SEED");
+    let mut rng = Rng::new(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    let home = base.join("home");
+    fs::create_dir_all(&home).unwrap();
+    let roots: Vec<PathBuf> = (0..4).map(|i| base.join(format!("repo{i}"))).collect();
+    for root in &roots {
+        fs::create_dir_all(root.join(".git")).unwrap();
+        random_monorepo_at(&mut rng, root, &home);
+    }
+    let audit = |roots: &[PathBuf]| -> Vec<serde_json::Value> {
+        let out = common::command(common::binary())
+            .args(["audit", "--agents", "all", "--json", "--home"])
+            .arg(&home)
+            .args(roots)
+            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["type"] == "root")
+            .map(|r| r["agents"].clone())
+            .collect()
+    };
+    let together = audit(&roots);
+    assert_eq!(together.len(), roots.len(), "seed {seed}");
+    for (root, agents) in roots.iter().zip(&together) {
+        let alone = audit(std::slice::from_ref(root));
+        assert_eq!(alone.len(), 1, "seed {seed}");
+        assert!(agents["agents"].as_array().is_some_and(|a| a.len() == 5));
+        assert_eq!(&alone[0], agents, "seed {seed}: {}", root.display());
+    }
 }
 
 #[test]

@@ -29,8 +29,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
 
 /// Texts shorter than this (bytes) are counted directly by [`Memo::count`]:
-/// cutting and looking up would cost about as much as counting.
-const MEMO_MIN: usize = 256;
+/// cutting and looking up would cost about as much as counting. (Counting
+/// takes some 70 instructions a byte, a lookup a few hundred a chunk: at
+/// 256, short rule files, counted once for every chain that sends them,
+/// cost 2% more of an `audit --agents` run's instructions on the W5
+/// benchmark.)
+const MEMO_MIN: usize = 64;
 
 /// Chunks longer than this (bytes; possible only where the text has no
 /// line-start cut for that long) are counted but not remembered.
@@ -65,7 +69,7 @@ struct Counts {
 /// 64 KiB are never remembered.
 ///
 /// A chunk is a line (with any blank or indented lines after it); texts
-/// under 256 bytes, or with no line start where [`is_cut`] holds, are
+/// under 64 bytes, or with no line start where [`is_cut`] holds, are
 /// counted directly.
 pub struct Memo {
     counts: RwLock<Counts>,

@@ -326,7 +326,7 @@ pub struct Remembered<'a> {
     readable: Answers<bool>,
     exact_lookup: Answers<bool>,
     derived: Answers<Derived>,
-    counts: crate::tokenize::Memo,
+    counts: Arc<crate::tokenize::Memo>,
 }
 
 impl<'a> Remembered<'a> {
@@ -346,7 +346,7 @@ impl<'a> Remembered<'a> {
             readable: Answers::new(),
             exact_lookup: Answers::new(),
             derived: Answers::new(),
-            counts: crate::tokenize::Memo::new(),
+            counts: Arc::new(crate::tokenize::Memo::new()),
         }
     }
 }
@@ -362,6 +362,14 @@ impl Remembered<'_> {
                 known.insert(path, Arc::new(OnceLock::from(Ok(listing))));
             }
         }
+        self
+    }
+
+    /// The same, counting tokens with `counts`: a text's count depends on
+    /// nothing but the text, so one memo can serve every tree of a batch,
+    /// whose rule files and framing repeat from repository to repository.
+    pub fn counting_with(mut self, counts: Arc<crate::tokenize::Memo>) -> Self {
+        self.counts = counts;
         self
     }
 

@@ -21,6 +21,7 @@ use std::ffi::{OsStr, OsString};
 use std::hash::{Hash, Hasher};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHasher};
@@ -29,6 +30,7 @@ use serde::Serialize;
 use crate::agents::disk::{Disk, EntryType, Listings, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
 use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Shared, Tree};
+use crate::tokenize::Memo;
 pub use warnings::{AgentWarning, AgentWarningKind};
 
 /// Where one agent loads the same context files: the directories it may be
@@ -97,6 +99,9 @@ pub struct Known {
     /// The directories the audit's walk listed, by path (as
     /// [`crate::audit::audit_root_at`] keeps them).
     pub listings: Listings,
+    /// Token counts remembered so far, shared by the trees of one batch
+    /// (`None`: this tree's own).
+    pub counts: Option<Arc<Memo>>,
 }
 
 /// [`audit_tree`] with what the audit's own scan of the tree knows, which
@@ -130,8 +135,12 @@ fn audit_tree_from(
     let Known {
         agent_zero,
         listings,
+        counts,
     } = known;
-    let disk = Remembered::over(files).knowing(listings);
+    let mut disk = Remembered::over(files).knowing(listings);
+    if let Some(counts) = counts {
+        disk = disk.counting_with(counts);
+    }
     let tree = match Tree::of(root, &disk) {
         Ok(tree) => tree,
         Err(error) => {
