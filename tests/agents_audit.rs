@@ -214,11 +214,7 @@ fn every_chain_is_what_context_says_in_each_of_its_directories() {
                     if dir == &chain.start {
                         let raw = alone.raw().unwrap_or_default();
                         assert_eq!(raw.len(), chain.bytes, "{at}");
-                        assert_eq!(
-                            promptinclude::tokenize::count(&raw),
-                            chain.tokens,
-                            "{at}"
-                        );
+                        assert_eq!(promptinclude::tokenize::count(&raw), chain.tokens, "{at}");
                     }
                 }
             }

@@ -20,8 +20,9 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::disk::{absent_below, Disk, Listing, Live};
+use super::disk::{absent_below, derived, Disk, Listing, Live};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
 
 /// The pi version this model reproduces (`tests/pi/package.json`).
@@ -60,9 +61,9 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
 
     let mut files = Vec::new();
     let mut notes = Vec::new();
-    let mut sent: Vec<(String, String)> = Vec::new();
+    let mut sent: Vec<Sent> = Vec::new();
     let mut seen = HashSet::new();
-    if let Some(found) = from_dir(
+    if let Some((path, text)) = from_dir(
         disk,
         &agent_dir,
         None,
@@ -71,27 +72,22 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         &mut files,
         &mut notes,
     ) {
-        seen.insert(found.0.clone());
-        sent.push(found);
+        let tokens = disk.count_tokens(&text);
+        seen.insert(path.clone());
+        sent.push(Sent {
+            path,
+            text: text.into(),
+            tokens,
+        });
     }
     let mut ancestors = Vec::new();
     for dir in cwd.ancestors() {
-        // pi names the directory by its text: a name that is not UTF-8 is
-        // another path, which its listing does not answer for.
-        let listing = dir.to_str().and_then(|_| disk.exact_listing(dir));
-        let dir = dir.to_string_lossy();
-        let found = from_dir(
-            disk,
-            &dir,
-            listing.as_ref(),
-            &cwd,
-            Role::Project,
-            &mut files,
-            &mut notes,
-        );
-        if let Some(found) = found {
-            if seen.insert(found.0.clone()) {
-                ancestors.push(found);
+        let here = dir_file(disk, dir);
+        files.extend(here.files.iter().cloned());
+        notes.extend(here.notes.iter().cloned());
+        if let Some(found) = &here.sent {
+            if seen.insert(found.path.clone()) {
+                ancestors.push(found.clone());
             }
         }
     }
@@ -101,19 +97,24 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     // Files in the order they are sent, then those that are not.
     let mut ordered: Vec<ContextFile> = sent
         .iter()
-        .filter_map(|(path, text)| {
+        .filter_map(|found| {
             let index = files.iter().position(|f: &ContextFile| {
-                f.outcome == Outcome::Loaded && f.path.to_string_lossy() == path.as_str()
+                f.outcome == Outcome::Loaded && f.path.as_os_str() == found.path.as_str()
             })?;
             let mut file = files.remove(index);
-            file.tokens = disk.count_tokens(text);
+            file.tokens = found.tokens;
             Some(file)
         })
         .collect();
     ordered.extend(files.into_iter().filter(|f| f.outcome != Outcome::Loaded));
     let section = (!sent.is_empty()).then(|| {
         let mut text = HEADER.to_string();
-        for (path, content) in &sent {
+        for Sent {
+            path,
+            text: content,
+            ..
+        } in &sent
+        {
             for piece in ["## ", path, "\n\n", content, "\n\n"] {
                 text.push_str(piece);
             }
@@ -146,6 +147,52 @@ pub(crate) fn adds_nothing(start: &Start<'_>, disk: &dyn Disk) -> bool {
             dir.is_empty() || dir == "~" || dir.starts_with("~/") || dir.starts_with('/')
         });
     own_dir_fixed && super::holds_none(disk, start.cwd, &CANDIDATES)
+}
+
+/// A file pi sends: its path as pi names it, its text, and the text's
+/// tokens.
+#[derive(Clone)]
+struct Sent {
+    path: String,
+    text: Arc<str>,
+    tokens: usize,
+}
+
+/// What one directory on the way up gives pi: the same for every start
+/// below it (the directory is named by its absolute path), so found once.
+struct DirFile {
+    /// The candidates looked at ([`from_dir`]'s records).
+    files: Vec<ContextFile>,
+    /// What pi does about them that the files do not show.
+    notes: Vec<String>,
+    /// The file it sends, if any.
+    sent: Option<Sent>,
+}
+
+/// [`from_dir`] for a directory on the way from the working directory up
+/// to `/`, found once per directory for every start below it.
+fn dir_file(disk: &dyn Disk, dir: &Path) -> Arc<DirFile> {
+    derived(disk, "pi: a directory's file", dir, || {
+        // pi names the directory by its text: a name that is not UTF-8 is
+        // another path, which its listing does not answer for.
+        let listing = dir.to_str().and_then(|_| disk.exact_listing(dir));
+        let (mut files, mut notes) = (Vec::new(), Vec::new());
+        let found = from_dir(
+            disk,
+            &dir.to_string_lossy(),
+            listing.as_ref(),
+            dir,
+            Role::Project,
+            &mut files,
+            &mut notes,
+        );
+        let sent = found.map(|(path, text)| Sent {
+            tokens: disk.count_tokens(&text),
+            path,
+            text: text.into(),
+        });
+        DirFile { files, notes, sent }
+    })
 }
 
 /// A directory's file (its path as pi names it, its text), recording what
