@@ -555,17 +555,12 @@ fn user_facts(disk: &dyn Disk, home: &Path, gemini_dir: &Path) -> Arc<UserFacts>
             &Value::Null,
         );
         let registry = read_json(disk, &gemini_dir.join("projects.json"));
-        let registered_stay_below = match &registry["projects"] {
-            Value::Object(projects) => projects
-                .values()
-                .all(|id| id.as_str().is_none_or(stays_below)),
-            _ => true,
+        let registered = match &registry["projects"] {
+            Value::Object(projects) => projects.values().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
         };
-        let no_private_memory = registered_stay_below
-            && settings.names.iter().all(|n| stays_below(n))
-            && disk
-                .metadata(&gemini_dir.join("tmp"))
-                .is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+        let no_private_memory =
+            only_below_missing_tmp(disk, gemini_dir, registered, &settings.names);
         UserFacts {
             no_private_memory,
             real_home: disk.canonicalize(home).ok(),
@@ -584,6 +579,23 @@ fn stays_below(path: &str) -> bool {
     !path.starts_with('/') && path.split('/').all(|part| part != "..")
 }
 
+/// Whether every path [`private_memory`] would look at, for a project
+/// registered as any of `ids` (or not registered), lies below
+/// `~/.gemini/tmp` and that is not there: then nothing is found, with no
+/// question but one (the unregistered name is a slug, which stays below).
+fn only_below_missing_tmp<'a>(
+    disk: &dyn Disk,
+    gemini_dir: &Path,
+    ids: impl IntoIterator<Item = &'a str>,
+    names: &[String],
+) -> bool {
+    ids.into_iter().all(stays_below)
+        && names.iter().all(|n| stays_below(n))
+        && disk
+            .metadata(&gemini_dir.join("tmp"))
+            .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+}
+
 /// The private project memory: `~/.gemini/tmp/<project>/memory/MEMORY.md`,
 /// else the context file names there.
 fn private_memory(
@@ -594,20 +606,11 @@ fn private_memory(
 ) -> Vec<PathBuf> {
     let registry = read_json(disk, &gemini_dir.join("projects.json"));
     let registered = registry["projects"][cwd.to_string_lossy().as_ref()].as_str();
-    let tmp = gemini_dir.join("tmp");
-    // Nothing below a directory that is not there is readable: one
-    // question for a user without project memory at all, where every path
-    // looked at stays below it (the unregistered name is a slug).
-    if registered.is_none_or(stays_below)
-        && names.iter().all(|n| stays_below(n))
-        && disk
-            .metadata(&tmp)
-            .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
-    {
+    if only_below_missing_tmp(disk, gemini_dir, registered, names) {
         return Vec::new();
     }
     let id = registered.map_or_else(|| slug(cwd), str::to_string);
-    let dir = tmp.join(id).join("memory");
+    let dir = gemini_dir.join("tmp").join(id).join("memory");
     let index = dir.join("MEMORY.md");
     if readable(disk, &index) {
         return vec![index];

@@ -655,12 +655,17 @@ pub struct AgentContext {
 
 impl AgentContext {
     /// The parts as one text (`context --raw`): each as sent, separated by a
-    /// blank line; `None` when nothing is sent.
-    pub fn raw(&self) -> Option<String> {
-        (!self.parts.is_empty()).then(|| {
-            let texts: Vec<&str> = self.parts.iter().map(|p| p.text.as_str()).collect();
-            texts.join("\n\n")
-        })
+    /// blank line; `None` when nothing is sent. One part (what every agent
+    /// but Gemini CLI sends) is its own text, not copied.
+    pub fn raw(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match self.parts.as_slice() {
+            [] => None,
+            [one] => Some(std::borrow::Cow::Borrowed(&one.text)),
+            parts => {
+                let texts: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
+                Some(std::borrow::Cow::Owned(texts.join("\n\n")))
+            }
+        }
     }
 }
 

@@ -74,11 +74,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     ) {
         let tokens = disk.count_tokens(&text);
         seen.insert(path.clone());
-        sent.push(Sent {
-            path,
-            text: text.into(),
-            tokens,
-        });
+        sent.push(Sent { path, text, tokens });
     }
     let mut ancestors = Vec::new();
     for dir in cwd.ancestors() {
@@ -189,7 +185,7 @@ fn dir_file(disk: &dyn Disk, dir: &Path) -> Arc<DirFile> {
         let sent = found.map(|(path, text)| Sent {
             tokens: disk.count_tokens(&text),
             path,
-            text: text.into(),
+            text,
         });
         DirFile { files, notes, sent }
     })
@@ -206,7 +202,7 @@ fn from_dir(
     role: Role,
     files: &mut Vec<ContextFile>,
     notes: &mut Vec<String>,
-) -> Option<(String, String)> {
+) -> Option<(String, Arc<str>)> {
     for name in CANDIDATES {
         let named = join(dir, name);
         // A name is mostly absolute (pi's own directory may not be).
@@ -242,7 +238,7 @@ fn from_dir(
         match disk.read(&path) {
             Ok(bytes) => {
                 files.push(record(Outcome::Loaded, Some(bytes.len() as u64)));
-                return Some((named, super::lossy(&bytes).into_owned()));
+                return Some((named, Arc::from(super::lossy(&bytes))));
             }
             Err(e) => files.push(record(
                 Outcome::Skipped(Skip::Unreadable(e.to_string())),

@@ -262,7 +262,7 @@ fn json_of(context: &AgentContext) -> String {
             })
             .collect(),
         raw: raw.as_deref(),
-        raw_bytes: raw.as_ref().map(String::len),
+        raw_bytes: raw.as_deref().map(str::len),
         raw_tokens: raw.as_deref().map(tokenize::count),
         notes: &context.notes,
     };

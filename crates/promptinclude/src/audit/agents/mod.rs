@@ -258,11 +258,7 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
     // texts repeat the same files in other framings, which the memo counts
     // once.
     chains.par_iter_mut().for_each(|chain| {
-        // Most agents send one part: its text is counted where it is.
-        let raw = match chain.context.parts.as_slice() {
-            [one] => std::borrow::Cow::Borrowed(one.text.as_str()),
-            _ => std::borrow::Cow::Owned(chain.context.raw().unwrap_or_default()),
-        };
+        let raw = chain.context.raw().unwrap_or_default();
         chain.bytes = raw.len();
         chain.tokens = disk.count_tokens(&raw);
     });
