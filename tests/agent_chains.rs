@@ -653,7 +653,7 @@ fn remembered_answers_are_the_systems() {
                 for name in NAMES {
                     for rel in [name.to_string(), format!("{name}/CLAUDE.md")] {
                         let probe = path.join(&rel);
-                        if !absent_below(Some(&listing), &rel, &probe) {
+                        if !absent_below(Some(&listing), &path, &rel) {
                             continue;
                         }
                         for question in [0, 1, 4, 8] {

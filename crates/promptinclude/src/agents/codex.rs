@@ -132,7 +132,13 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
 
     // Written in one piece: the files' texts are most of it.
     let message = (global.is_some() || !parts.is_empty()).then(|| {
-        let mut text = String::from("# AGENTS.md instructions");
+        // Sized first: growing it would copy the files' texts again and again.
+        let len = global.as_ref().map_or(0, String::len)
+            + parts.iter().map(|p| p.len() + 2).sum::<usize>()
+            + cwd.as_os_str().len()
+            + 96;
+        let mut text = String::with_capacity(len);
+        text.push_str("# AGENTS.md instructions");
         if !parts.is_empty() {
             text.push_str(" for ");
             text.push_str(&cwd.to_string_lossy());
@@ -177,13 +183,21 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
 /// relative to the start; and no `[projects]` trust entry is configured
 /// (those are looked up by the start directory's path).
 pub(crate) fn adds_nothing(start: &Start<'_>, parent: &AgentContext, disk: &dyn Disk) -> bool {
-    let codex_home = match start.codex_home {
-        Some(dir) if Path::new(dir).is_absolute() => PathBuf::from(dir),
+    // The settings' part, the same for every start: read once per tree
+    // (kept by the directory it is found from, not joined for each start).
+    let (what, from) = match start.codex_home {
+        Some(dir) if Path::new(dir).is_absolute() => (
+            "codex: the names a start adds, in CODEX_HOME",
+            Path::new(dir),
+        ),
         Some(_) => return false,
-        None => start.home.join(".codex"),
+        None => ("codex: the names a start adds, in ~/.codex", start.home),
     };
-    // The settings' part, the same for every start: read once per tree.
-    let watched = derived(disk, "codex: the names a start adds", &codex_home, || {
+    let watched = derived(disk, what, from, || {
+        let codex_home = match start.codex_home {
+            Some(_) => from.to_path_buf(),
+            None => from.join(".codex"),
+        };
         let settings = read_settings(disk, &codex_home.join("config.toml")).ok()?;
         if !settings.trust.is_empty() || !settings.markers.iter().all(|m| super::plain_name(m)) {
             return None;
@@ -196,8 +210,7 @@ pub(crate) fn adds_nothing(start: &Start<'_>, parent: &AgentContext, disk: &dyn 
     let Some(watched) = watched.as_deref() else {
         return false;
     };
-    let watched: Vec<&str> = watched.iter().map(String::as_str).collect();
-    parent.root.is_some() && super::holds_none(disk, start.cwd, &watched)
+    parent.root.is_some() && super::holds_none(disk, start.cwd, watched)
 }
 
 /// The settings in `path` (the defaults when there is no such file).
@@ -359,8 +372,7 @@ fn find_root(disk: &dyn Disk, cwd: &Path, markers: &[String]) -> Option<PathBuf>
         .find(|dir| {
             let listing = disk.exact_listing(dir);
             markers.iter().any(|m| {
-                let path = dir.join(m);
-                !absent_below(listing.as_ref(), m, &path) && disk.metadata(&path).is_ok()
+                !absent_below(listing.as_ref(), dir, m) && disk.metadata(&dir.join(m)).is_ok()
             })
         })
         .map(Path::to_path_buf)
@@ -481,10 +493,10 @@ fn choose(
         let mut winner: Option<Chosen> = None;
         let listing = disk.exact_listing(dir);
         for name in names {
-            let path = dir.join(name);
-            if absent_below(listing.as_ref(), name, &path) {
+            if absent_below(listing.as_ref(), dir, name) {
                 continue;
             }
+            let path = dir.join(name);
             match (disk.metadata(&path), &mut winner) {
                 (Ok(meta), Some(w)) if meta.is_file() => w.shadows.push((path, meta.len())),
                 (Ok(meta), None) if meta.is_file() => {

@@ -66,39 +66,47 @@ pub trait Disk: Sync {
     }
 }
 
-/// Whether `path`, the relative path `name` below a directory whose
-/// [exact listing](Disk::exact_listing) is `listing` (if known), is known
-/// not to be there: `name` is made of plain parts, and its first is not
-/// listed.
-pub fn absent_below(listing: Option<&Listing>, name: &str, path: &Path) -> bool {
+/// Whether `dir.join(name)`, the relative path `name` below a directory
+/// whose [exact listing](Disk::exact_listing) is `listing` (if known), is
+/// known not to be there: `name` is made of plain parts, and its first is
+/// not listed. (The path is not made: the models ask this of a handful of
+/// names in every directory, and most are not there.)
+pub fn absent_below(listing: Option<&Listing>, dir: &Path, name: &str) -> bool {
     let Some(listing) = listing else {
         return false;
     };
     let mut parts = name.split('/');
     let first = parts.next().unwrap_or_default();
+    // `Path::join` adds a separator unless `dir` is empty or ends in one.
+    let dir = key(dir);
+    let separator = usize::from(dir.last().is_some_and(|&b| b != b'/'));
     !matches!(first, "" | "." | "..")
         && parts.all(|part| !matches!(part, "" | "." | ".."))
-        && absent_from(listing, first.as_bytes(), path)
+        && absent_from(
+            listing,
+            first.as_bytes(),
+            dir.len() + separator + name.len(),
+        )
 }
 
-/// Whether looking up `path`, whose first part below a directory is
-/// `name`, answers "no such file" as that directory's
+/// Whether looking up a path of `len` bytes whose first part below a
+/// directory is `name` answers "no such file" as that directory's
 /// [exact listing](Disk::exact_listing) `listing` says: `name` is not in
-/// it, and neither it nor `path` is too long for the system to look up
+/// it, and neither it nor the path is too long for the system to look up
 /// (which says "name too long" instead).
-pub fn absent_from(listing: &Listing, name: &[u8], path: &Path) -> bool {
-    answerable(name, path)
+pub fn absent_from(listing: &Listing, name: &[u8], len: usize) -> bool {
+    answerable(name, len)
         && !listing
             .iter()
             .any(|(entry, _)| entry.as_encoded_bytes() == name)
 }
 
-/// Whether a lookup of `path`, whose first part below a listed directory is
-/// `name`, can be answered from the listing: the system would not say
-/// "name too long" instead, and the name is ASCII (the listing's names are
-/// compared by bytes).
-fn answerable(name: &[u8], path: &Path) -> bool {
-    name.len() <= 255 && key(path).len() < 4096 && name.is_ascii()
+/// Whether a lookup of a path of `len` bytes whose first part below a
+/// listed directory is `name` can be answered from the listing: the system
+/// would not say "name too long" instead, and the name is ASCII (the
+/// listing's names are compared by bytes).
+fn answerable(name: &[u8], len: usize) -> bool {
+    name.len() <= 255 && len < 4096 && name.is_ascii()
 }
 
 /// A value [`Disk::derived`] keeps.
@@ -408,12 +416,12 @@ impl Remembered<'_> {
             return false;
         };
         let name = name.as_encoded_bytes();
-        if !answerable(name, path) {
+        if !answerable(name, key(path).len()) {
             return false;
         }
         match self.read_dir.known(key(parent)) {
             Some(Ok(listing)) => {
-                absent_from(&listing, name, path) && self.is_exact(parent, &listing)
+                absent_from(&listing, name, key(path).len()) && self.is_exact(parent, &listing)
             }
             Some(Err(e)) if e.raw_os_error() == Some(NOT_FOUND) => true,
             // Nothing is below a directory that is not there (its own
@@ -602,13 +610,24 @@ impl Disk for Remembered<'_> {
             .unwrap_or(false)
     }
     fn derived(&self, what: &'static str, path: &Path, derive: &dyn Fn() -> Derived) -> Derived {
-        let mut named = Vec::with_capacity(what.len() + 1 + key(path).len());
-        named.extend_from_slice(what.as_bytes());
-        named.push(0);
-        named.extend_from_slice(key(path));
+        // The key, `what`, a NUL and the path, is made on the stack where
+        // it fits: every agent asks for some value of every directory.
+        let path = key(path);
+        let len = what.len() + 1 + path.len();
+        let (mut stack, mut heap) = ([0u8; 256], Vec::new());
+        let named: &mut [u8] = match stack.get_mut(..len) {
+            Some(named) => named,
+            None => {
+                heap.resize(len, 0);
+                &mut heap
+            }
+        };
+        named[..what.len()].copy_from_slice(what.as_bytes());
+        named[what.len()] = 0;
+        named[what.len() + 1..].copy_from_slice(path);
         // Deriving never fails: the error side is never taken.
         self.derived
-            .get(&named, || Ok(derive()))
+            .get(named, || Ok(derive()))
             .unwrap_or_else(|_| derive())
     }
     fn count_tokens(&self, text: &str) -> usize {
@@ -736,6 +755,53 @@ pub(crate) mod tests {
             paths.dedup();
         }
         paths
+    }
+
+    /// `absent_below` without the joined path answers as the joined path's
+    /// lookup would: by its first part, up to the system's path length
+    /// (directories of every shape, names of several parts, lengths either
+    /// side of 4096).
+    #[test]
+    fn absent_below_measures_the_path_it_does_not_make() {
+        use super::{absent_below, answerable, key, EntryType, Listing};
+        use std::ffi::OsString;
+        use std::sync::Arc;
+        let listing: Listing = Arc::from([(OsString::from("here"), EntryType::File)]);
+        let joined = |dir: &Path, name: &str| {
+            let mut parts = name.split('/');
+            let first = parts.next().unwrap_or_default();
+            !matches!(first, "" | "." | "..")
+                && parts.all(|part| !matches!(part, "" | "." | ".."))
+                && answerable(first.as_bytes(), key(&dir.join(name)).len())
+                && first != "here"
+        };
+        let long = |n: usize| format!("/{}", "d".repeat(n));
+        let mut dirs: Vec<String> = small_paths(3);
+        for n in 4070..4096 {
+            dirs.push(long(n));
+            dirs.push(format!("{}/", long(n)));
+        }
+        let names = [
+            "CLAUDE.md",
+            "here",
+            ".claude/rules",
+            "here/x",
+            "a//b",
+            "./x",
+            "x/..",
+            "",
+        ];
+        for dir in &dirs {
+            for name in names {
+                let dir = Path::new(dir);
+                assert_eq!(
+                    absent_below(Some(&listing), dir, name),
+                    joined(dir, name),
+                    "{dir:?} {name:?}"
+                );
+            }
+        }
+        assert!(!absent_below(None, Path::new("/a"), "CLAUDE.md"));
     }
 
     /// A plain path is its components' normal form.

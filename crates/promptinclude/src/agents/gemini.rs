@@ -449,10 +449,9 @@ fn boundary(disk: &dyn Disk, start: &Path, markers: &[String]) -> Option<PathBuf
         .ancestors()
         .find(|dir| {
             let listing = disk.exact_listing(dir);
-            usable.iter().any(|m| {
-                let path = dir.join(m);
-                !absent_below(listing.as_ref(), m, &path) && exists(disk, &path)
-            })
+            usable
+                .iter()
+                .any(|m| !absent_below(listing.as_ref(), dir, m) && exists(disk, &dir.join(m)))
         })
         .map(Path::to_path_buf)
 }
@@ -495,15 +494,14 @@ pub(crate) fn adds_nothing(
     context: &AgentContext,
     disk: &dyn Disk,
 ) -> bool {
-    let home = match start.gemini_home.filter(|h| !h.is_empty()) {
-        Some(h) if Path::new(h).is_absolute() => normalize(Path::new(h)),
+    let user = match start.gemini_home.filter(|h| !h.is_empty()) {
+        Some(h) if Path::new(h).is_absolute() => user_facts(disk, Path::new(h), true),
         Some(_) => return false,
-        None => start.home.to_path_buf(),
+        None => user_facts(disk, start.home, false),
     };
-    let gemini_dir = home.join(".gemini");
-    let user = user_facts(disk, &home, &gemini_dir);
+    let gemini_dir = &user.gemini_dir;
     let special =
-        |dir: &Path| user.real_home.as_deref() == Some(dir) || super::is_below(dir, &gemini_dir);
+        |dir: &Path| user.real_home.as_deref() == Some(dir) || super::is_below(dir, gemini_dir);
     if context.root.is_none() || special(start.cwd) || special(parent) || !user.plain_names {
         return false;
     }
@@ -511,15 +509,17 @@ pub(crate) fn adds_nothing(
         return false;
     }
     let names = &user.settings.names;
-    super::holds_none(disk, start.cwd, &user.watched())
+    super::holds_none(disk, start.cwd, &user.watched)
         && (user.no_private_memory
-            || (private_memory(disk, &gemini_dir, start.cwd, names).is_empty()
-                && private_memory(disk, &gemini_dir, parent, names).is_empty()))
+            || (private_memory(disk, gemini_dir, start.cwd, names).is_empty()
+                && private_memory(disk, gemini_dir, parent, names).is_empty()))
 }
 
 /// What [`adds_nothing`] needs of the user's Gemini directory, the same
 /// for every start.
 struct UserFacts {
+    /// The user's Gemini directory.
+    gemini_dir: PathBuf,
     /// The home's physical path.
     real_home: Option<PathBuf>,
     /// The user's settings (a start's workspace settings are not asked
@@ -533,23 +533,26 @@ struct UserFacts {
     /// that would be looked at stays below it (the names, and every
     /// registered project's).
     no_private_memory: bool,
-}
-
-impl UserFacts {
     /// The names whose presence in a start directory changes what is
     /// loaded.
-    fn watched(&self) -> Vec<&str> {
-        let mut watched: Vec<&str> = self.settings.names.iter().map(String::as_str).collect();
-        watched.extend(self.settings.markers.iter().map(String::as_str));
-        watched.push(".gemini");
-        watched
-    }
+    watched: Vec<String>,
 }
 
-/// [`UserFacts`] for `home` (whose Gemini directory is `gemini_dir`),
-/// found once per tree.
-fn user_facts(disk: &dyn Disk, home: &Path, gemini_dir: &Path) -> Arc<UserFacts> {
-    derived(disk, "gemini: the user's facts", gemini_dir, || {
+/// [`UserFacts`] for the home `home`, or for `$GEMINI_CLI_HOME` (`from_env`:
+/// absolute, and normalized here), found once per tree and kept by the
+/// variable's text (not joined again for every start).
+fn user_facts(disk: &dyn Disk, home: &Path, from_env: bool) -> Arc<UserFacts> {
+    let what = match from_env {
+        true => "gemini: the user's facts, in GEMINI_CLI_HOME",
+        false => "gemini: the user's facts, in the home",
+    };
+    derived(disk, what, home, || {
+        let home = match from_env {
+            true => normalize(home),
+            false => home.to_path_buf(),
+        };
+        let gemini_dir = home.join(".gemini");
+        let gemini_dir = gemini_dir.as_path();
         let settings = settings(
             &read_json(disk, &gemini_dir.join("settings.json")),
             &Value::Null,
@@ -561,15 +564,20 @@ fn user_facts(disk: &dyn Disk, home: &Path, gemini_dir: &Path) -> Arc<UserFacts>
         };
         let no_private_memory =
             only_below_missing_tmp(disk, gemini_dir, registered, &settings.names);
+        let mut watched = settings.names.clone();
+        watched.extend(settings.markers.iter().cloned());
+        watched.push(".gemini".to_string());
         UserFacts {
             no_private_memory,
-            real_home: disk.canonicalize(home).ok(),
+            real_home: disk.canonicalize(&home).ok(),
             plain_names: settings
                 .names
                 .iter()
                 .chain(&settings.markers)
                 .all(|n| super::plain_name(n)),
             settings,
+            watched,
+            gemini_dir: gemini_dir.to_path_buf(),
         }
     })
 }

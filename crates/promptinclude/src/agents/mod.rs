@@ -356,13 +356,13 @@ fn likeness(
 /// Whether `dir` can be listed and has no entry with one of `names`
 /// (compared without ASCII case, as a case-insensitive file system
 /// would match them).
-fn holds_none(disk: &dyn disk::Disk, dir: &Path, names: &[&str]) -> bool {
+fn holds_none(disk: &dyn disk::Disk, dir: &Path, names: &[impl AsRef<str>]) -> bool {
     disk.read_dir(dir).is_ok_and(|entries| {
         entries.iter().all(|(name, _)| {
             let name = name.as_encoded_bytes();
             !names
                 .iter()
-                .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
+                .any(|n| n.as_ref().as_bytes().eq_ignore_ascii_case(name))
         })
     })
 }

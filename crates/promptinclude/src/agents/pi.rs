@@ -104,7 +104,13 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         .collect();
     ordered.extend(files.into_iter().filter(|f| f.outcome != Outcome::Loaded));
     let section = (!sent.is_empty()).then(|| {
-        let mut text = HEADER.to_string();
+        // Sized first: growing it would copy the files' texts again and again.
+        let len = sent
+            .iter()
+            .map(|s| s.path.len() + s.text.len() + 7)
+            .sum::<usize>();
+        let mut text = String::with_capacity(HEADER.len() + len);
+        text.push_str(HEADER);
         for Sent {
             path,
             text: content,
@@ -204,6 +210,11 @@ fn from_dir(
     notes: &mut Vec<String>,
 ) -> Option<(String, Arc<str>)> {
     for name in CANDIDATES {
+        // A listing is known only for a plain directory path, below which
+        // pi's name for the file is the same path joined.
+        if absent_below(listing, Path::new(dir), name) {
+            continue;
+        }
         let named = join(dir, name);
         // A name is mostly absolute (pi's own directory may not be).
         let path = if named.starts_with('/') {
@@ -211,9 +222,6 @@ fn from_dir(
         } else {
             Cow::Owned(cwd.join(&named))
         };
-        if absent_below(listing, name, &path) {
-            continue;
-        }
         let Ok(meta) = disk.metadata(&path) else {
             continue;
         };

@@ -31,6 +31,7 @@ mod markdown;
 
 pub use markdown::{scope as rule_scope, Scope as RuleScope};
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -295,8 +296,8 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         let listing = listing.as_ref();
         items.extend(walk.candidate(dir, "CLAUDE.md", Kind::Project, listing));
         items.extend(walk.candidate(dir, ".claude/CLAUDE.md", Kind::Project, listing));
-        let rules = dir.join(".claude/rules");
-        if !absent_below(listing, ".claude/rules", &rules) {
+        if !absent_below(listing, dir, ".claude/rules") {
+            let rules = dir.join(".claude/rules");
             items.extend(walk.rules(&rules, Kind::Project, None, &mut HashSet::new()));
         }
         items.extend(walk.candidate(dir, "CLAUDE.local.md", Kind::Local, listing));
@@ -339,10 +340,10 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         let by = claude_file.map(|i| i.path.clone());
         for (dir, listing) in dirs.iter().zip(&listings) {
             for name in ["AGENTS.md", ".claude/AGENTS.md"] {
-                let path = dir.join(name);
-                if absent_below(listing.as_ref(), name, &path) {
+                if absent_below(listing.as_ref(), dir, name) {
                     continue;
                 }
+                let path = dir.join(name);
                 if let Some(meta) = disk.metadata(&path).ok().filter(|m| m.is_file()) {
                     skipped.push(ContextFile {
                         path: path.clone(),
@@ -488,7 +489,7 @@ impl<'a> Walk<'a> {
         listing: Option<&Listing>,
     ) -> Vec<Item> {
         let path = dir.join(name);
-        if absent_below(listing, name, &path) {
+        if absent_below(listing, dir, name) {
             self.taken.insert(path.into_os_string());
             return Vec::new();
         }
@@ -556,8 +557,7 @@ impl<'a> Walk<'a> {
             }
         };
         let len = bytes.len() as u64;
-        let ext = extension(path).to_lowercase();
-        if !ext.is_empty() && !TEXT_EXTENSIONS.contains(&ext.as_str()) {
+        if !is_text(path) {
             self.skip(path, kind, Some(len), parent, Skip::NotText);
             return Vec::new();
         }
@@ -762,7 +762,17 @@ fn finish(
 ) -> AgentContext {
     // Written in place: the files' texts are most of it.
     let sent = (!items.is_empty()).then(|| {
-        let mut text = format!("<system-reminder>\n{HEADER}\n\n");
+        // Sized first: a chain's text is mostly its files', and growing it
+        // copies them over and over.
+        let framing = "Contents of \n\n:\n\n".len() + Kind::User.suffix().len() + 24;
+        let len = items
+            .iter()
+            .map(|i| i.path.as_os_str().len() + js_trim(&i.parsed.content).len() + framing)
+            .sum::<usize>();
+        let mut text = String::with_capacity(HEADER.len() + 64 + len);
+        text.push_str("<system-reminder>\n");
+        text.push_str(HEADER);
+        text.push_str("\n\n");
         for (k, i) in items.iter().enumerate() {
             if k > 0 {
                 text.push_str("\n\n");
@@ -851,17 +861,32 @@ fn read(disk: &dyn Disk, path: &Path) -> Read {
 
 /// Node's `path.extname`: from the last `.` of the name, unless the name
 /// starts with it (or is `..`).
-fn extension(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if name == ".." {
-        return String::new();
-    }
+fn extension(path: &Path) -> Cow<'_, str> {
+    let Some(name) = path.file_name().map(OsStr::to_string_lossy) else {
+        return Cow::Borrowed("");
+    };
     match name.rfind('.') {
-        Some(i) if i > 0 => name[i..].to_string(),
-        _ => String::new(),
+        Some(i) if i > 0 && name != ".." => match name {
+            Cow::Borrowed(name) => Cow::Borrowed(&name[i..]),
+            Cow::Owned(name) => Cow::Owned(name[i..].to_string()),
+        },
+        _ => Cow::Borrowed(""),
+    }
+}
+
+/// Whether Claude Code reads `path` as text: it has no extension, or one
+/// of [`TEXT_EXTENSIONS`] in any case (JavaScript's `toLowerCase`, which
+/// for ASCII is ASCII's; a name outside ASCII is lowered in full, as
+/// `U+212A KELVIN SIGN` lowers to `k`).
+fn is_text(path: &Path) -> bool {
+    let ext = extension(path);
+    if ext.is_empty() {
+        return true;
+    }
+    if ext.is_ascii() {
+        TEXT_EXTENSIONS.iter().any(|t| t.eq_ignore_ascii_case(&ext))
+    } else {
+        TEXT_EXTENSIONS.contains(&ext.to_lowercase().as_str())
     }
 }
 
@@ -877,5 +902,60 @@ fn strip_trailing_slashes(path: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         path.components().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::path::Path;
+
+    /// `is_text` is the extension lowered in full and looked up, for names
+    /// in ASCII (any case), out of it (`U+212A KELVIN SIGN` lowers to `k`)
+    /// and not UTF-8 at all.
+    #[test]
+    fn is_text_lowers_the_extension_in_full() {
+        let in_full = |path: &Path| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let ext = match name.rfind('.') {
+                Some(i) if i > 0 && name != ".." => name[i..].to_lowercase(),
+                _ => String::new(),
+            };
+            ext.is_empty() || super::TEXT_EXTENSIONS.contains(&ext.as_str())
+        };
+        let mut names: Vec<Vec<u8>> = [
+            "CLAUDE.md",
+            "x.MD",
+            "x.mD",
+            "a.b.PY",
+            "a.exe",
+            "noext",
+            ".hidden",
+            "..",
+            "a.",
+            "a.\u{212A}t",
+            "a.\u{212A}",
+            "a.\u{130}",
+            "a.T\u{130}",
+            "r.Json",
+            "r.JSONX",
+        ]
+        .iter()
+        .map(|n| n.as_bytes().to_vec())
+        .collect();
+        names.push(b"a.m\xffd".to_vec());
+        names.push(b"a.\xff".to_vec());
+        for ext in super::TEXT_EXTENSIONS {
+            names.push(format!("f{}", ext.to_uppercase()).into_bytes());
+            names.push(format!("f{ext}x").into_bytes());
+        }
+        for name in names {
+            let path = Path::new("/d").join(OsStr::from_bytes(&name));
+            assert_eq!(super::is_text(&path), in_full(&path), "{path:?}");
+        }
     }
 }
