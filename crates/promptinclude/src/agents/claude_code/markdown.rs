@@ -248,25 +248,38 @@ fn collect_patterns(value: &Yaml, out: &mut Vec<String>) {
 /// `a{b,c}d` as `abd`, `acd` (the first brace pair each time, as Claude
 /// Code expands it; its size guard never matters for "is it only `**`").
 fn expand_braces(pattern: &str, out: &mut Vec<String>) {
-    static PAIR: OnceLock<Regex> = OnceLock::new();
-    let pair =
-        PAIR.get_or_init(|| Regex::new(r"\A([^{]*)\{([^}]+)\}((?s:.)*)\z").expect("a valid regex"));
     if !pattern.contains('{') {
         out.push(pattern.to_string());
         return;
     }
     let mut stack = vec![pattern.to_string()];
     while let Some(p) = stack.pop() {
-        match pair.captures(&p) {
+        match first_brace_pair(&p) {
             None => out.push(p),
-            Some(c) => {
-                let alternatives: Vec<&str> = c[2].split(',').map(js_trim).collect();
+            Some((before, inside, after)) => {
+                let alternatives: Vec<&str> = inside.split(',').map(js_trim).collect();
                 for alternative in alternatives.iter().rev() {
-                    stack.push(format!("{}{alternative}{}", &c[1], &c[3]));
+                    stack.push(format!("{before}{alternative}{after}"));
                 }
             }
         }
     }
+}
+
+/// What the regex `\A([^{]*)\{([^}]+)\}((?s:.)*)\z` captures: the text
+/// before the first `{`, what follows it up to the first `}` (not empty),
+/// and the rest. By hand, checked against that regex (which costs more to
+/// compile than a run spends matching it).
+fn first_brace_pair(pattern: &str) -> Option<(&str, &str, &str)> {
+    let open = pattern.find('{')?;
+    let close = open + 1 + pattern[open + 1..].find('}')?;
+    (close > open + 1).then(|| {
+        (
+            &pattern[..open],
+            &pattern[open + 1..close],
+            &pattern[close + 1..],
+        )
+    })
 }
 
 /// Claude Code's second try at front matter: `key: value` lines whose
@@ -561,15 +574,7 @@ fn closing_ticks(rest: &str, ticks: usize) -> Option<usize> {
 /// `/(?:^|\s)@((?:[^\s\\]|\\ )+)/g` over one text run, as Claude Code
 /// filters each match.
 fn scan(run: &str, found: &mut Vec<String>) {
-    static MENTION: OnceLock<Regex> = OnceLock::new();
-    static LEADING: OnceLock<Regex> = OnceLock::new();
-    let mention = MENTION.get_or_init(|| {
-        Regex::new(&format!(r"(?:\A|[{JS_SPACE}])@((?:[^{JS_SPACE}\\]|\\ )+)"))
-            .expect("a valid regex")
-    });
-    let leading = LEADING.get_or_init(|| Regex::new(r"\A[#%^&*()]+").expect("a valid regex"));
-    for c in mention.captures_iter(run) {
-        let mut path = &c[1];
+    for mut path in mentions(run) {
         if let Some(hash) = path.find('#') {
             path = &path[..hash];
         }
@@ -584,11 +589,51 @@ fn scan(run: &str, found: &mut Vec<String>) {
         let usable = path.starts_with("./")
             || path.starts_with("~/")
             || (path.starts_with('/') && path != "/")
-            || (!path.starts_with('@') && !leading.is_match(&path) && first_ok);
+            || (!path.starts_with(['@', '#', '%', '^', '&', '*', '(', ')']) && first_ok);
         if usable && !found.contains(&path) {
             found.push(path);
         }
     }
+}
+
+/// The mentions in `run`, as the regex `(?:\A|[S])@((?:[^S\\]|\\ )+)`
+/// captures them one after another (`S` JavaScript's spaces): the text
+/// after an `@` that starts the run or follows a space no earlier mention
+/// took, up to a space or a backslash not followed by `' '` (`\ ` is
+/// kept), when that is not empty. By hand, checked against that regex: its
+/// Unicode classes cost more to compile than a run spends matching them.
+fn mentions(run: &str) -> impl Iterator<Item = &str> {
+    // Where to look next. (A space before an `@` there was not taken by
+    // the last mention, which stops before a space or takes the `@` too.)
+    let mut from = 0;
+    std::iter::from_fn(move || loop {
+        let at = from + run[from..].find('@')?;
+        from = at + 1;
+        let starts = at == 0 || run[..at].chars().next_back().is_some_and(is_space);
+        if !starts {
+            continue;
+        }
+        let body = &run[at + 1..];
+        let mut end = 0;
+        let mut chars = body.char_indices();
+        while let Some((i, c)) = chars.next() {
+            if c == '\\' {
+                if body.as_bytes().get(i + 1) != Some(&b' ') {
+                    break;
+                }
+                chars.next();
+                end = i + 2;
+            } else if is_space(c) {
+                break;
+            } else {
+                end = i + c.len_utf8();
+            }
+        }
+        if end > 0 {
+            from = at + 1 + end;
+            return Some(&body[..end]);
+        }
+    })
 }
 
 #[cfg(test)]
@@ -627,6 +672,57 @@ mod tests {
         }
         for text in &texts {
             assert_eq!(split_front_matter(text), by_regex(&regex, text), "{text:?}");
+        }
+    }
+
+    /// Every text of up to `n` of `pieces`.
+    fn texts(pieces: &[&str], n: usize) -> Vec<String> {
+        let mut texts = vec![String::new()];
+        let mut last = texts.clone();
+        for _ in 0..n {
+            last = last
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        texts.sort();
+        texts.dedup();
+        texts
+    }
+
+    /// `mentions` finds what the mention regex captures, one after
+    /// another, in every text of up to six pieces of `@`, spaces
+    /// (JavaScript's and not), backslashes and others.
+    #[test]
+    fn mentions_are_the_regexs_captures() {
+        let regex =
+            Regex::new(&format!(r"(?:\A|[{JS_SPACE}])@((?:[^{JS_SPACE}\\]|\\ )+)")).unwrap();
+        let pieces = [
+            "@", " ", "\\", "a", "\u{a0}", "\n", "\u{2003}", "\u{85}", "#",
+        ];
+        let texts = texts(&pieces, 6);
+        assert!(texts.len() > 500_000);
+        for text in &texts {
+            let by_regex: Vec<&str> = regex
+                .captures_iter(text)
+                .map(|c| c.get(1).unwrap().as_str())
+                .collect();
+            assert_eq!(mentions(text).collect::<Vec<_>>(), by_regex, "{text:?}");
+        }
+    }
+
+    /// `first_brace_pair` is what the brace regex captures, in every text
+    /// of up to seven braces, commas and others.
+    #[test]
+    fn the_first_brace_pair_is_the_regexs() {
+        let regex = Regex::new(r"\A([^{]*)\{([^}]+)\}((?s:.)*)\z").unwrap();
+        for text in &texts(&["{", "}", ",", "a", "\n", "\u{e9}"], 7) {
+            let by_regex = regex.captures(text).map(|c| {
+                let group = |i| c.get(i).unwrap().as_str();
+                (group(1), group(2), group(3))
+            });
+            assert_eq!(first_brace_pair(text), by_regex, "{text:?}");
         }
     }
 
