@@ -271,12 +271,8 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         None => start.home.join(".claude"),
     };
     let user_md = config.join("CLAUDE.md");
-    let dirs: Vec<PathBuf> = {
-        let mut dirs: Vec<PathBuf> = cwd
-            .ancestors()
-            .filter(|d| d.parent().is_some())
-            .map(Path::to_path_buf)
-            .collect();
+    let dirs: Vec<&Path> = {
+        let mut dirs: Vec<&Path> = cwd.ancestors().filter(|d| d.parent().is_some()).collect();
         dirs.reverse();
         dirs
     };
