@@ -161,15 +161,16 @@ impl Tree {
         let mut next = vec![(physical_cwd(disk, root)?, None)];
         while let Some((dir, parent)) = next.pop() {
             let index = tree.dirs.len();
-            let mut below: Vec<PathBuf> = disk
-                .read_dir(&dir)
-                .unwrap_or_default()
+            let listing = disk.read_dir(&dir).unwrap_or_default();
+            let mut below: Vec<&OsString> = listing
                 .iter()
                 .filter(|(name, kind)| kind.is_dir() && name != ".git")
-                .map(|(name, _)| dir.join(name))
+                .map(|(name, _)| name)
                 .collect();
+            // By name, which for one directory's entries is `Path`'s order
+            // (by components) without parsing them.
             below.sort_unstable();
-            next.extend(below.into_iter().rev().map(|d| (d, Some(index))));
+            next.extend(below.into_iter().rev().map(|d| (dir.join(d), Some(index))));
             tree.dirs.push(dir);
             tree.parents.push(parent);
         }

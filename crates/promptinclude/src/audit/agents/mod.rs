@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
 
-use crate::agents::disk::{Disk, EntryType, Listings, Live, Remembered};
+use crate::agents::disk::{Disk, Listings, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
 use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Shared, Tree};
 use crate::tokenize::Memo;
@@ -271,11 +271,11 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
     chains
 }
 
-/// Every file of a tree (not `.git`'s; links not followed), by path: each
-/// directory's entries in name order, a directory's files where its name
-/// falls, which is `Path`'s order without sorting every path. The paths
-/// share one buffer: a tree has many files, and the checks that read them
-/// ([`lint`], dead scopes) are few.
+/// Every file of a tree (not `.git`'s; links not followed), in no order
+/// to rely on (each directory's as it lists them): what reads them asks
+/// whether any matches ([`lint`]'s dead scopes) or finds the warnings,
+/// which are sorted, of each on its own. The paths share one buffer: a
+/// tree has many files, and the checks that read them are few.
 pub struct Files {
     bytes: Vec<u8>,
     /// Where each path ends in `bytes`.
@@ -291,10 +291,8 @@ impl Files {
             let listing = disk
                 .read_dir(Path::new(OsStr::from_bytes(dir)))
                 .unwrap_or_default();
-            let mut entries: Vec<&(OsString, EntryType)> = listing.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             let len = dir.len();
-            for (name, kind) in entries {
+            for (name, kind) in listing.iter() {
                 if !dir.ends_with(b"/") {
                     dir.push(b'/');
                 }
