@@ -582,6 +582,8 @@ fn scan(run: &str, found: &mut Vec<String>) {
         if path.is_empty() {
             continue;
         }
+        // Claude Code also refuses a path that starts with `@` or one of
+        // `#%^&*()`; none of those is a letter, digit, `.`, `_` or `-`.
         let first_ok = path
             .chars()
             .next()
@@ -589,7 +591,7 @@ fn scan(run: &str, found: &mut Vec<String>) {
         let usable = path.starts_with("./")
             || path.starts_with("~/")
             || (path.starts_with('/') && path != "/")
-            || (!path.starts_with(['@', '#', '%', '^', '&', '*', '(', ')']) && first_ok);
+            || first_ok;
         if usable && !found.contains(&path) {
             found.push(path);
         }

@@ -31,7 +31,6 @@ mod markdown;
 
 pub use markdown::{scope as rule_scope, Scope as RuleScope};
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -759,11 +758,10 @@ fn finish(
     // Written in place: the files' texts are most of it.
     let sent = (!items.is_empty()).then(|| {
         // Sized first: a chain's text is mostly its files', and growing it
-        // copies them over and over.
-        let framing = "Contents of \n\n:\n\n".len() + Kind::User.suffix().len() + 24;
+        // copies them over and over (each file's framing is under 128 bytes).
         let len = items
             .iter()
-            .map(|i| i.path.as_os_str().len() + js_trim(&i.parsed.content).len() + framing)
+            .map(|i| i.path.as_os_str().len() + js_trim(&i.parsed.content).len() + 128)
             .sum::<usize>();
         let mut text = String::with_capacity(HEADER.len() + 64 + len);
         text.push_str("<system-reminder>\n");
@@ -855,32 +853,21 @@ fn read(disk: &dyn Disk, path: &Path) -> Read {
     }
 }
 
-/// Node's `path.extname`: from the last `.` of the name, unless the name
-/// starts with it (or is `..`).
-fn extension(path: &Path) -> Cow<'_, str> {
-    let Some(name) = path.file_name().map(OsStr::to_string_lossy) else {
-        return Cow::Borrowed("");
-    };
-    match name.rfind('.') {
-        Some(i) if i > 0 && name != ".." => match name {
-            Cow::Borrowed(name) => Cow::Borrowed(&name[i..]),
-            Cow::Owned(name) => Cow::Owned(name[i..].to_string()),
-        },
-        _ => Cow::Borrowed(""),
-    }
-}
-
-/// Whether Claude Code reads `path` as text: it has no extension, or one
-/// of [`TEXT_EXTENSIONS`] in any case (JavaScript's `toLowerCase`, which
-/// for ASCII is ASCII's; a name outside ASCII is lowered in full, as
-/// `U+212A KELVIN SIGN` lowers to `k`).
+/// Whether Claude Code reads `path` as text: it has no extension (Node's
+/// `path.extname`: from the last `.` of the name, unless the name starts
+/// with it or is `..`), or one of [`TEXT_EXTENSIONS`] in any case
+/// (JavaScript's `toLowerCase`, which for ASCII is ASCII's; a name outside
+/// ASCII is lowered in full, as `U+212A KELVIN SIGN` lowers to `k`).
 fn is_text(path: &Path) -> bool {
-    let ext = extension(path);
-    if ext.is_empty() {
+    let Some(name) = path.file_name().map(OsStr::to_string_lossy) else {
         return true;
-    }
+    };
+    let ext = match name.rfind('.') {
+        Some(i) if i > 0 && name != ".." => &name[i..],
+        _ => return true,
+    };
     if ext.is_ascii() {
-        TEXT_EXTENSIONS.iter().any(|t| t.eq_ignore_ascii_case(&ext))
+        TEXT_EXTENSIONS.iter().any(|t| t.eq_ignore_ascii_case(ext))
     } else {
         TEXT_EXTENSIONS.contains(&ext.to_lowercase().as_str())
     }

@@ -271,11 +271,11 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
     chains
 }
 
-/// Every file of a tree (not `.git`'s; links not followed), in no order
-/// to rely on (each directory's as it lists them): what reads them asks
-/// whether any matches ([`lint`]'s dead scopes) or finds the warnings,
-/// which are sorted, of each on its own. The paths share one buffer: a
-/// tree has many files, and the checks that read them are few.
+/// Every file of a tree (not `.git`'s; links not followed), in no order to
+/// rely on (each directory's entries as it lists them): the dead scopes ask
+/// whether any matches, and [`lint`] warns about each file on its own,
+/// the warnings sorted afterwards. The paths share one buffer: a tree has
+/// many files, and the checks that read them are few.
 pub struct Files {
     bytes: Vec<u8>,
     /// Where each path ends in `bytes`.
