@@ -26,7 +26,6 @@
 //!   or more line feeds made two (so a global file's are); the user message
 //!   is sent as it is.
 
-use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt as _;
@@ -34,6 +33,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use super::disk::{absent_below, derived, Disk, Live};
@@ -458,8 +458,8 @@ fn boundary(disk: &dyn Disk, start: &Path, markers: &[String]) -> Option<PathBuf
 
 /// The paths in order, each file once (the first path to it wins).
 fn by_identity(disk: &dyn Disk, paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut seen_paths = HashSet::new();
-    let mut seen_files = HashSet::new();
+    let mut seen_paths = FxHashSet::default();
+    let mut seen_files = FxHashSet::default();
     let mut out = Vec::new();
     for path in paths {
         if !seen_paths.insert(path.clone()) {
@@ -676,7 +676,15 @@ fn read_context_file(
             importer: path.to_path_buf(),
             files: imports,
         };
-        tree(disk, &text, base, 0, &HashSet::new(), &root, &mut found)
+        tree(
+            disk,
+            &text,
+            base,
+            0,
+            &FxHashSet::default(),
+            &root,
+            &mut found,
+        )
     };
     Ok(processed)
 }
@@ -781,7 +789,7 @@ fn tree(
     text: &str,
     base: &Path,
     depth: usize,
-    seen: &HashSet<PathBuf>,
+    seen: &FxHashSet<PathBuf>,
     root: &Path,
     found: &mut Found<'_>,
 ) -> String {
@@ -861,7 +869,7 @@ fn flat(disk: &dyn Disk, text: &str, base: &Path, root: &Path) -> String {
         base: &Path,
         file: PathBuf,
         root: &Path,
-        seen: &mut HashSet<PathBuf>,
+        seen: &mut FxHashSet<PathBuf>,
         files: &mut Vec<(PathBuf, String)>,
     ) {
         if !seen.insert(file.clone()) {
@@ -896,7 +904,7 @@ fn flat(disk: &dyn Disk, text: &str, base: &Path, root: &Path) -> String {
         base,
         base.to_path_buf(),
         root,
-        &mut HashSet::new(),
+        &mut FxHashSet::default(),
         &mut files,
     );
     files
@@ -951,11 +959,11 @@ fn valid_import(disk: &dyn Disk, ip: &str, base: &Path, root: &Path) -> bool {
     let Some(resolved) = real_path(
         disk,
         &resolve(base, Path::new(&decode_uri(ip))),
-        &mut HashSet::new(),
+        &mut FxHashSet::default(),
     ) else {
         return false;
     };
-    let Some(root) = real_path(disk, root, &mut HashSet::new()) else {
+    let Some(root) = real_path(disk, root, &mut FxHashSet::default()) else {
         return false;
     };
     resolved.starts_with(&root)
@@ -992,7 +1000,7 @@ fn decode_uri(s: &str) -> String {
 /// Gemini CLI's `robustRealpath`: the real path, or for a path that does
 /// not exist, its link followed or its parent's real path and its name;
 /// `None` where that fails (a loop).
-fn real_path(disk: &dyn Disk, path: &Path, visited: &mut HashSet<PathBuf>) -> Option<PathBuf> {
+fn real_path(disk: &dyn Disk, path: &Path, visited: &mut FxHashSet<PathBuf>) -> Option<PathBuf> {
     if !visited.insert(path.to_path_buf()) {
         return None;
     }

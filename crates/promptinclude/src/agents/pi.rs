@@ -16,11 +16,12 @@
 //!   `## <path>`, a blank line and the file's text for each file.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
 
 use super::disk::{absent_below, derived, Disk, Listing, Live};
 use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
@@ -62,7 +63,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     let mut files = Vec::new();
     let mut notes = Vec::new();
     let mut sent: Vec<Sent> = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     if let Some((path, text)) = from_dir(
         disk,
         &agent_dir,

@@ -31,7 +31,6 @@ mod markdown;
 
 pub use markdown::{scope as rule_scope, Scope as RuleScope};
 
-use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -286,14 +285,19 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     // What each directory's listing says is not there is not asked for.
     let listings: Vec<Option<Listing>> = dirs.iter().map(|d| disk.exact_listing(d)).collect();
     let mut items = walk.file(&user_md, Kind::User, 0, None, true);
-    items.extend(walk.rules(&config.join("rules"), Kind::User, None, &mut HashSet::new()));
+    items.extend(walk.rules(
+        &config.join("rules"),
+        Kind::User,
+        None,
+        &mut FxHashSet::default(),
+    ));
     for (dir, listing) in dirs.iter().zip(&listings) {
         let listing = listing.as_ref();
         items.extend(walk.candidate(dir, "CLAUDE.md", Kind::Project, listing));
         items.extend(walk.candidate(dir, ".claude/CLAUDE.md", Kind::Project, listing));
         if !absent_below(listing, dir, ".claude/rules") {
             let rules = dir.join(".claude/rules");
-            items.extend(walk.rules(&rules, Kind::Project, None, &mut HashSet::new()));
+            items.extend(walk.rules(&rules, Kind::Project, None, &mut FxHashSet::default()));
         }
         items.extend(walk.candidate(dir, "CLAUDE.local.md", Kind::Local, listing));
     }
@@ -608,7 +612,7 @@ impl<'a> Walk<'a> {
         dir: &Path,
         kind: Kind,
         discovered: Option<&Path>,
-        visited: &mut HashSet<PathBuf>,
+        visited: &mut FxHashSet<PathBuf>,
     ) -> Vec<Item> {
         if visited.contains(dir) {
             return Vec::new();
@@ -671,8 +675,8 @@ impl<'a> Walk<'a> {
 
 /// AGENTS.md files not already sent, by path or by (trimmed) text.
 fn unseen(found: Vec<Item>, items: &[Item]) -> Vec<Item> {
-    let mut paths: HashSet<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
-    let texts: HashSet<&str> = items
+    let mut paths: FxHashSet<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
+    let texts: FxHashSet<&str> = items
         .iter()
         .filter(|i| i.kind != Kind::User)
         .map(|i| js_trim(&i.parsed.content))
@@ -704,7 +708,7 @@ fn project_dir(path: &Path) -> String {
 fn chain_root<'a>(item: &'a Item, all: &'a [Item]) -> &'a Path {
     let mut path = item.path.as_path();
     let mut parent = item.parent.as_deref();
-    let mut seen = HashSet::from([path]);
+    let mut seen = FxHashSet::from_iter([path]);
     while let Some(p) = parent {
         if !seen.insert(p) {
             break;

@@ -2,7 +2,7 @@
 //! is found in the agents' chains (or, for Cursor and Copilot, in their
 //! files: [`super::lint`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -242,7 +242,7 @@ pub(super) fn collect(
             let (mut found, unshared) = rayon::join(
                 || {
                     let mut found = Found::new(root);
-                    let mut measured = HashMap::new();
+                    let mut measured = FxHashMap::default();
                     for agent in chains {
                         for chain in &agent.chains {
                             outcomes(agent.agent, chain, disk, &mut found);
@@ -430,8 +430,8 @@ fn bytes(path: &Path) -> &[u8] {
 }
 
 fn duplicates(agent: Agent, chain: &Chain, ids: &Identities<'_>, found: &mut Found) {
-    let mut by_target: HashMap<&Path, &Path> = HashMap::new();
-    let mut by_text: HashMap<[u8; 32], &Path> = HashMap::new();
+    let mut by_target: FxHashMap<&Path, &Path> = FxHashMap::default();
+    let mut by_text: FxHashMap<[u8; 32], &Path> = FxHashMap::default();
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
         let id = &ids[bytes(&f.path)];
         let first = match by_target.get(id.target.as_path()) {
@@ -472,7 +472,7 @@ fn duplicates(agent: Agent, chain: &Chain, ids: &Identities<'_>, found: &mut Fou
 fn over_recommended(
     chain: &Chain,
     disk: &dyn Disk,
-    measured: &mut HashMap<PathBuf, Option<usize>>,
+    measured: &mut FxHashMap<PathBuf, Option<usize>>,
     found: &mut Found,
 ) {
     let max = claude_code::RECOMMENDED_MAX_CHARS;
