@@ -37,7 +37,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::disk::{absent_below, derived, Disk, Live};
+use super::disk::{absent_below, derived, joined, Disk, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
 };
@@ -354,7 +354,7 @@ fn trust_level<'a>(
 /// modelled).
 fn git_repository<'a>(disk: &dyn Disk, cwd: &'a Path) -> Option<&'a Path> {
     for dir in cwd.ancestors() {
-        let git = dir.join(".git");
+        let git = joined(dir, ".git");
         match disk.metadata(&git) {
             Ok(meta) if meta.is_dir() && disk.metadata(&git.join("HEAD")).is_ok() => {
                 return Some(dir)
@@ -372,7 +372,7 @@ fn find_root(disk: &dyn Disk, cwd: &Path, markers: &[String]) -> Option<PathBuf>
         .find(|dir| {
             let listing = disk.exact_listing(dir);
             markers.iter().any(|m| {
-                !absent_below(listing.as_ref(), dir, m) && disk.metadata(&dir.join(m)).is_ok()
+                !absent_below(listing.as_ref(), dir, m) && disk.metadata(&joined(dir, m)).is_ok()
             })
         })
         .map(Path::to_path_buf)
@@ -496,7 +496,7 @@ fn choose(
             if absent_below(listing.as_ref(), dir, name) {
                 continue;
             }
-            let path = dir.join(name);
+            let path = joined(dir, name);
             match (disk.metadata(&path), &mut winner) {
                 (Ok(meta), Some(w)) if meta.is_file() => w.shadows.push((path, meta.len())),
                 (Ok(meta), None) if meta.is_file() => {

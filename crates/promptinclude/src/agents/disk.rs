@@ -109,6 +109,17 @@ fn answerable(name: &[u8], len: usize) -> bool {
     name.len() <= 255 && len < 4096 && name.is_ascii()
 }
 
+/// `dir.join(name)` in one allocation: `Path::join` copies `dir` into a
+/// buffer of its own length, then grows it (copying again) to add `name`,
+/// and the models join a few names in every directory.
+pub(crate) fn joined(dir: &Path, name: impl AsRef<Path>) -> PathBuf {
+    let name = name.as_ref();
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.as_os_str().len());
+    path.push(dir);
+    path.push(name);
+    path
+}
+
 /// A value [`Disk::derived`] keeps.
 pub type Derived = Arc<dyn Any + Send + Sync>;
 
@@ -393,7 +404,7 @@ impl Remembered<'_> {
         let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
             return self.inner.canonicalize(path);
         };
-        let real = self.canonicalize(parent)?.join(name);
+        let real = joined(&self.canonicalize(parent)?, name);
         if self.listed_as_no_link(&real) {
             return Ok(real);
         }
@@ -500,7 +511,7 @@ impl Remembered<'_> {
             (swapped != *name && !names.contains(&swapped.as_slice())).then_some(swapped)
         });
         swapped.is_some_and(|swapped| {
-            let probe = dir.join(OsStr::from_bytes(&swapped));
+            let probe = joined(dir, OsStr::from_bytes(&swapped));
             self.inner
                 .symlink_metadata(&probe)
                 .is_err_and(|e| e.raw_os_error() == Some(NOT_FOUND))
@@ -802,6 +813,25 @@ pub(crate) mod tests {
             }
         }
         assert!(!absent_below(None, Path::new("/a"), "CLAUDE.md"));
+    }
+
+    /// `joined` is `Path::join`, byte for byte: names relative or absolute,
+    /// empty, with dots and with trailing or doubled slashes, on
+    /// directories of the same shapes.
+    #[test]
+    fn joined_is_path_join() {
+        let paths = small_paths(3);
+        for dir in &paths {
+            for name in &paths {
+                let (dir, name) = (Path::new(dir), Path::new(name));
+                let joined = super::joined(dir, name);
+                assert_eq!(
+                    joined.as_os_str().as_encoded_bytes(),
+                    dir.join(name).as_os_str().as_encoded_bytes(),
+                    "{dir:?} {name:?}"
+                );
+            }
+        }
     }
 
     /// A plain path is its components' normal form.

@@ -170,7 +170,12 @@ impl Tree {
             // By name, which for one directory's entries is `Path`'s order
             // (by components) without parsing them.
             below.sort_unstable();
-            next.extend(below.into_iter().rev().map(|d| (dir.join(d), Some(index))));
+            next.extend(
+                below
+                    .into_iter()
+                    .rev()
+                    .map(|d| (disk::joined(&dir, d), Some(index))),
+            );
             tree.dirs.push(dir);
             tree.parents.push(parent);
         }

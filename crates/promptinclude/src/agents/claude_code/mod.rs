@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::disk::{absent_below, derived, Disk, EntryType, Listing, Live};
+use super::disk::{absent_below, derived, joined, Disk, EntryType, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, Part, Place, Role, Skip,
@@ -296,7 +296,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         items.extend(walk.candidate(dir, "CLAUDE.md", Kind::Project, listing));
         items.extend(walk.candidate(dir, ".claude/CLAUDE.md", Kind::Project, listing));
         if !absent_below(listing, dir, ".claude/rules") {
-            let rules = dir.join(".claude/rules");
+            let rules = joined(dir, ".claude/rules");
             items.extend(walk.rules(&rules, Kind::Project, None, &mut FxHashSet::default()));
         }
         items.extend(walk.candidate(dir, "CLAUDE.local.md", Kind::Local, listing));
@@ -342,7 +342,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
                 if absent_below(listing.as_ref(), dir, name) {
                     continue;
                 }
-                let path = dir.join(name);
+                let path = joined(dir, name);
                 if let Some(meta) = disk.metadata(&path).ok().filter(|m| m.is_file()) {
                     skipped.push(ContextFile {
                         path: path.clone(),
@@ -434,11 +434,11 @@ fn rules_unlinked_up_from(disk: &dyn Disk, dir: &Path) -> bool {
             disk.symlink_metadata(path)
                 .is_ok_and(|m| m.file_type().is_symlink())
         };
-        let rules = dir.join(".claude/rules");
+        let rules = joined(dir, ".claude/rules");
         // Most directories hold no `.claude` (in any case) at all: one
         // look at the listing instead of three questions.
         let here = super::holds_none(disk, dir, &[".claude"])
-            || (!linked(&dir.join(".claude")) && !linked(&rules) && !links_below(disk, &rules));
+            || (!linked(&joined(dir, ".claude")) && !linked(&rules) && !links_below(disk, &rules));
         here && dir
             .parent()
             .is_none_or(|above| rules_unlinked_up_from(disk, above))
@@ -450,7 +450,7 @@ fn rules_unlinked_up_from(disk: &dyn Disk, dir: &Path) -> bool {
 fn links_below(disk: &dyn Disk, dir: &Path) -> bool {
     disk.read_dir(dir).is_ok_and(|entries| {
         entries.iter().any(|(name, kind)| {
-            kind.is_symlink() || (kind.is_dir() && links_below(disk, &dir.join(name)))
+            kind.is_symlink() || (kind.is_dir() && links_below(disk, &joined(dir, name)))
         })
     })
 }
@@ -487,7 +487,7 @@ impl<'a> Walk<'a> {
         kind: Kind,
         listing: Option<&Listing>,
     ) -> Vec<Item> {
-        let path = dir.join(name);
+        let path = joined(dir, name);
         if absent_below(listing, dir, name) {
             self.taken.insert(path.into_os_string());
             return Vec::new();
@@ -637,8 +637,8 @@ impl<'a> Walk<'a> {
         let mut items = Vec::new();
         for (name, kind_of) in entries.iter() {
             let (name, kind_of) = (name.as_os_str(), *kind_of);
-            let path = dir.join(name);
-            let named = discovered.unwrap_or(dir).join(name);
+            let path = joined(dir, name);
+            let named = joined(discovered.unwrap_or(dir), name);
             // Claude Code names every entry by its real path (through a
             // linked rules directory too) and follows links to their type.
             let (target, meta) = if kind_of.is_symlink() {
@@ -649,7 +649,7 @@ impl<'a> Walk<'a> {
             } else {
                 (self.disk.canonicalize(&path).unwrap_or(path), kind_of)
             };
-            let elsewhere = resolved.as_ref().is_some_and(|r| target != r.join(name))
+            let elsewhere = resolved.as_ref().is_some_and(|r| target != joined(r, name))
                 && !inside(&target, self.cwd);
             if elsewhere && !anywhere {
                 continue;
