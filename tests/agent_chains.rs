@@ -540,7 +540,7 @@ fn answer(disk: &dyn Disk, question: usize, path: &Path) -> String {
         10 => shown(disk.read_prefix(path, 5)),
         11 => shown(disk.read_prefix(path, 64)),
         6 => shown(disk.read_dir(path).map(|listing| {
-            let mut names: Vec<OsString> = listing.iter().map(|(n, _)| n.clone()).collect();
+            let mut names: Vec<OsString> = listing.iter().map(|(n, _)| n.to_os_string()).collect();
             names.sort();
             names
         })),

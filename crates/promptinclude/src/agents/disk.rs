@@ -6,7 +6,7 @@
 
 use std::any::Any;
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs::{self, FileType, Metadata};
 use std::hash::BuildHasherDefault;
 use std::io::{self, Read as _};
@@ -95,10 +95,7 @@ pub fn absent_below(listing: Option<&Listing>, dir: &Path, name: &str) -> bool {
 /// it, and neither it nor the path is too long for the system to look up
 /// (which says "name too long" instead).
 pub fn absent_from(listing: &Listing, name: &[u8], len: usize) -> bool {
-    answerable(name, len)
-        && !listing
-            .iter()
-            .any(|(entry, _)| entry.as_encoded_bytes() == name)
+    answerable(name, len) && !listing.contains(name)
 }
 
 /// Whether a lookup of a path of `len` bytes whose first part below a
@@ -135,9 +132,96 @@ pub fn derived<T: Any + Send + Sync>(
         .unwrap_or_else(|_| Arc::new(derive()))
 }
 
-/// A directory's entries (shared: a remembered listing is not copied for
-/// each question about the directory).
-pub type Listing = Arc<[(OsString, EntryType)]>;
+/// A directory's entries, in the order it lists them (shared: a
+/// remembered listing is not copied for each question about the
+/// directory). The names are kept in one buffer: the listings of a tree
+/// name every file in it, and a string each was a tenth of the
+/// allocations of `audit --agents`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing(Arc<Entries>);
+
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Entries {
+    /// The names, one after another.
+    names: Vec<u8>,
+    /// Where each name ends in `names`, and what it is.
+    ends: Vec<(usize, EntryType)>,
+}
+
+impl Listing {
+    /// The listing whose names are `names` one after another, each ending
+    /// where `ends` says (in order, within `names`; the walk packs them so).
+    pub(crate) fn packed(names: Vec<u8>, ends: Vec<(usize, EntryType)>) -> Listing {
+        debug_assert!(ends.windows(2).all(|w| w[0].0 <= w[1].0));
+        debug_assert!(ends.last().is_none_or(|&(end, _)| end <= names.len()));
+        Listing(Arc::new(Entries { names, ends }))
+    }
+
+    /// Each entry's name and type, in order.
+    pub fn iter(&self) -> ListingIter<'_> {
+        ListingIter {
+            names: &self.0.names,
+            ends: self.0.ends.iter(),
+            start: 0,
+        }
+    }
+
+    /// Whether an entry is named `name`, byte for byte.
+    pub fn contains(&self, name: &[u8]) -> bool {
+        let mut start = 0;
+        self.0.ends.iter().any(|&(end, _)| {
+            let found = end - start == name.len() && self.0.names[start..end] == *name;
+            start = end;
+            found
+        })
+    }
+
+    /// How many entries it has.
+    pub fn len(&self) -> usize {
+        self.0.ends.len()
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.0.ends.is_empty()
+    }
+}
+
+/// [`Listing::iter`].
+pub struct ListingIter<'a> {
+    names: &'a [u8],
+    ends: std::slice::Iter<'a, (usize, EntryType)>,
+    /// Where the next name starts.
+    start: usize,
+}
+
+impl<'a> Iterator for ListingIter<'a> {
+    type Item = (&'a OsStr, EntryType);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let &(end, kind) = self.ends.next()?;
+        let name = OsStr::from_bytes(&self.names[self.start..end]);
+        self.start = end;
+        Some((name, kind))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ends.size_hint()
+    }
+}
+
+impl ExactSizeIterator for ListingIter<'_> {}
+
+impl<N: AsRef<OsStr>> FromIterator<(N, EntryType)> for Listing {
+    fn from_iter<I: IntoIterator<Item = (N, EntryType)>>(entries: I) -> Listing {
+        let (mut names, mut ends) = (Vec::new(), Vec::new());
+        for (name, kind) in entries {
+            names.extend_from_slice(name.as_ref().as_encoded_bytes());
+            ends.push((names.len(), kind));
+        }
+        Listing::packed(names, ends)
+    }
+}
 
 /// Directories' listings by the bytes of their paths, made by another walk
 /// of the same tree ([`Remembered::knowing`]).
@@ -206,12 +290,12 @@ impl Disk for Live {
         Ok(bytes)
     }
     fn read_dir(&self, path: &Path) -> io::Result<Listing> {
-        let mut entries = Vec::new();
-        for entry in fs::read_dir(path)? {
-            let entry = entry?;
-            entries.push((entry.file_name(), EntryType::of(entry.file_type()?)));
-        }
-        Ok(entries.into())
+        fs::read_dir(path)?
+            .map(|entry| {
+                let entry = entry?;
+                Ok((entry.file_name(), EntryType::of(entry.file_type()?)))
+            })
+            .collect()
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
         fs::read_link(path)
@@ -467,7 +551,7 @@ impl Remembered<'_> {
     fn listing_known(&self, dir: &Path) -> Option<Listing> {
         match self.read_dir.known(key(dir))? {
             Ok(listing) => self.is_exact(dir, &listing).then_some(listing),
-            Err(e) if e.raw_os_error() == Some(NOT_FOUND) => Some(Arc::from([])),
+            Err(e) if e.raw_os_error() == Some(NOT_FOUND) => Some(Listing::default()),
             Err(_) => None,
         }
     }
@@ -775,9 +859,7 @@ pub(crate) mod tests {
     #[test]
     fn absent_below_measures_the_path_it_does_not_make() {
         use super::{absent_below, answerable, key, EntryType, Listing};
-        use std::ffi::OsString;
-        use std::sync::Arc;
-        let listing: Listing = Arc::from([(OsString::from("here"), EntryType::File)]);
+        let listing: Listing = [("here", EntryType::File)].into_iter().collect();
         let joined = |dir: &Path, name: &str| {
             let mut parts = name.split('/');
             let first = parts.next().unwrap_or_default();
@@ -832,6 +914,39 @@ pub(crate) mod tests {
                 );
             }
         }
+    }
+
+    /// A listing gives back its entries in order, and finds a name only
+    /// where one is that name byte for byte (names that are prefixes and
+    /// suffixes of each other, names outside UTF-8, no names at all).
+    #[test]
+    fn a_listing_keeps_its_entries_in_order() {
+        use super::{EntryType, Listing};
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt as _;
+        let names: [&[u8]; 6] = [b"ab", b"a", b"abc", b"\xff\xfe", b"b", b"CLAUDE.md"];
+        let kinds = [
+            EntryType::File,
+            EntryType::Dir,
+            EntryType::Symlink,
+            EntryType::Other,
+        ];
+        let entries: Vec<(&OsStr, EntryType)> = names
+            .iter()
+            .zip(kinds.iter().cycle())
+            .map(|(name, &kind)| (OsStr::from_bytes(name), kind))
+            .collect();
+        let listing: Listing = entries.iter().copied().collect();
+        assert_eq!(listing.iter().collect::<Vec<_>>(), entries);
+        assert_eq!((listing.len(), listing.iter().len()), (6, 6));
+        for name in names {
+            assert!(listing.contains(name), "{name:?}");
+        }
+        for name in [&b""[..], b"abcd", b"c", b"\xff", b"claude.md", b"bab"] {
+            assert!(!listing.contains(name), "{name:?}");
+        }
+        let empty = Listing::default();
+        assert!(empty.is_empty() && empty.iter().next().is_none() && !empty.contains(b""));
     }
 
     /// A plain path is its components' normal form.

@@ -17,7 +17,7 @@ mod js;
 pub mod pi;
 pub mod report;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -162,9 +162,9 @@ impl Tree {
         while let Some((dir, parent)) = next.pop() {
             let index = tree.dirs.len();
             let listing = disk.read_dir(&dir).unwrap_or_default();
-            let mut below: Vec<&OsString> = listing
+            let mut below: Vec<&OsStr> = listing
                 .iter()
-                .filter(|(name, kind)| kind.is_dir() && name != ".git")
+                .filter(|(name, kind)| kind.is_dir() && *name != ".git")
                 .map(|(name, _)| name)
                 .collect();
             // By name, which for one directory's entries is `Path`'s order

@@ -11,16 +11,15 @@
 //! it does not look inside `.git` directories (git's own data, never a
 //! project's rule file).
 
-use std::ffi::OsString;
 use std::io;
 use std::sync::Mutex;
 
-use crate::agents::disk::{EntryType, Listings};
+use crate::agents::disk::{EntryType, Listing, Listings};
 use crate::discover::fnmatch::NamePattern;
 use crate::discover::walk::{walk_with, Blocked, DirView, Visitor};
 use crate::discover::{path::join_rel, python_path_order, Candidate, Matchers};
 use crate::pystr::matching_str;
-use crate::sys::EntryKind;
+use crate::sys::{Entries, EntryKind};
 /// Why a file named like a rule file was not discovered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -146,15 +145,16 @@ impl Visitor for Collector<'_> {
         self.listings.is_some()
     }
 
-    fn listed(&self, full: &[u8], entries: Vec<(OsString, EntryKind)>) {
+    fn listed(&self, full: &[u8], entries: Entries) {
         let Some(listings) = &self.listings else {
             return;
         };
         // An entry the file system gives no type for (`DT_UNKNOWN`) would
         // need an `lstat`: such a directory is left for the agents to list.
-        let typed: Option<Vec<(OsString, EntryType)>> = entries
+        let typed: Option<Vec<(usize, EntryType)>> = entries
+            .ends
             .into_iter()
-            .map(|(name, kind)| {
+            .map(|(end, kind)| {
                 let typed = match kind {
                     EntryKind::File => EntryType::File,
                     EntryKind::Dir => EntryType::Dir,
@@ -162,11 +162,12 @@ impl Visitor for Collector<'_> {
                     EntryKind::Other => EntryType::Other,
                     EntryKind::Unknown => return None,
                 };
-                Some((name, typed))
+                Some((end, typed))
             })
             .collect();
         if let Some(typed) = typed {
-            lock(listings).push((full.to_vec(), typed.into()));
+            let listing = Listing::packed(entries.names, typed);
+            lock(listings).push((full.to_vec(), listing));
         }
     }
 }
@@ -352,12 +353,7 @@ mod tests {
         assert_eq!(listed, every.iter().map(Vec::as_slice).collect::<Vec<_>>());
         for (path, listing) in &exhaustive.listings {
             let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
-            assert_eq!(
-                &Live.read_dir(path).unwrap()[..],
-                &listing[..],
-                "{}",
-                path.display()
-            );
+            assert_eq!(&Live.read_dir(path).unwrap(), listing, "{}", path.display());
         }
         let (_, without) = walk_for_audit(root_bytes, &matchers, false);
         assert!(without.listings.is_empty());

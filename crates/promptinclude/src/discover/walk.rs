@@ -55,16 +55,14 @@
 //! scan did not take and every directory it could not list. With the scan's
 //! [`NoVisitor`] all of that compiles away.
 
-use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::rules::{self, DirRules, DirState};
 use super::{path::join_rel, sort_candidates, Candidate, Matchers};
-use crate::sys::{self, EntryKind};
+use crate::sys::{self, Entries, EntryKind};
 
 /// Why a directory's files are out of the scan's reach.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,7 +124,7 @@ pub trait Visitor: Sync {
     /// Every entry of the directory `full` with its `d_type`, in the
     /// system's order, when it was listed whole (only if
     /// [`Visitor::wants_listings`]).
-    fn listed(&self, full: &[u8], entries: Vec<(OsString, EntryKind)>) {
+    fn listed(&self, full: &[u8], entries: Entries) {
         let _ = (full, entries);
     }
 }
@@ -384,10 +382,10 @@ impl<'m, V: Visitor> Walk<'m, V> {
         let plan = self.plan(&dir);
         let mut found = Listing::default();
         let mut saw_link = false;
-        let mut entries = (V::EXHAUSTIVE && self.visitor.wants_listings()).then(Vec::new);
+        let mut entries = (V::EXHAUSTIVE && self.visitor.wants_listings()).then(Entries::default);
         let listed = sys::read_dir(&fd, |name, kind| {
             if let Some(entries) = &mut entries {
-                entries.push((OsStr::from_bytes(name).to_os_string(), kind));
+                entries.push(name, kind);
             }
             let (is_dir, is_link, stat_failed) = self.classify(&fd, &dir, name, kind);
             saw_link |= is_link;

@@ -201,6 +201,26 @@ impl EntryKind {
     }
 }
 
+/// Every entry of one directory, in the system's order: the names one
+/// after another in one buffer (not a string each: a walk that keeps its
+/// listings lists every file of the tree), each with where it ends and
+/// its `d_type`.
+#[derive(Debug, Default)]
+pub struct Entries {
+    /// The names, one after another.
+    pub names: Vec<u8>,
+    /// Where each name ends in `names`, and what `d_type` says it is.
+    pub ends: Vec<(usize, EntryKind)>,
+}
+
+impl Entries {
+    /// Adds the entry `name` of kind `kind`.
+    pub fn push(&mut self, name: &[u8], kind: EntryKind) {
+        self.names.extend_from_slice(name);
+        self.ends.push((self.names.len(), kind));
+    }
+}
+
 /// `fstatat(dir, name)`: the entry's status, following a symlink when
 /// `follow` (errors: broken link, loop, permission, ...).
 pub fn stat_at(dir: &OwnedFd, name: &[u8], follow: bool) -> io::Result<Stat> {

@@ -636,7 +636,6 @@ impl<'a> Walk<'a> {
         };
         let mut items = Vec::new();
         for (name, kind_of) in entries.iter() {
-            let (name, kind_of) = (name.as_os_str(), *kind_of);
             let path = joined(dir, name);
             let named = joined(discovered.unwrap_or(dir), name);
             // Claude Code names every entry by its real path (through a
