@@ -483,19 +483,41 @@ impl Remembered<'_> {
     /// reading a link at every component again (that was 21k `readlink`
     /// calls for 14k files). The same calls in the same order as
     /// `realpath`'s own walk, so the same answer and the same error; a
-    /// link, and any other path, is left to `inner`.
+    /// link (but one to a plain name beside it), and any other path, is
+    /// left to `inner`.
     fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
         let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
             return self.inner.canonicalize(path);
         };
-        let real = joined(&self.canonicalize(parent)?, name);
+        let real_parent = self.canonicalize(parent)?;
+        let real = joined(&real_parent, name);
         if self.listed_as_no_link(&real) {
             return Ok(real);
         }
-        if self.resolution_metadata(&real)?.file_type().is_symlink() {
-            self.inner.canonicalize(&real)
-        } else {
-            Ok(real)
+        if !self.resolution_metadata(&real)?.file_type().is_symlink() {
+            return Ok(real);
+        }
+        // A link to a name beside it that is no link itself (`CLAUDE.md`
+        // -> `AGENTS.md`): `realpath` reads the link and finds that name
+        // in the same directory, which is all `readlink` and one `lstat`
+        // say here, where `realpath` would read a link at every part of
+        // the path again. Any other link is left to it.
+        let target = self.read_link(&real).ok();
+        let beside = target
+            .as_deref()
+            .map(|t| t.as_os_str().as_encoded_bytes())
+            .filter(|t| !matches!(*t, b"" | b"." | b"..") && !t.contains(&b'/'))
+            .map(|t| joined(&real_parent, OsStr::from_bytes(t)));
+        match beside {
+            Some(beside)
+                if self.listed_as_no_link(&beside)
+                    || self
+                        .resolution_metadata(&beside)
+                        .is_ok_and(|m| !m.file_type().is_symlink()) =>
+            {
+                Ok(beside)
+            }
+            _ => self.inner.canonicalize(&real),
         }
     }
 
