@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use promptinclude::agents::disk::ListingsAbove;
 use promptinclude::agents::{agent_zero, Agent};
 use promptinclude::audit::agents::{audit_tree_knowing, AgentWarningKind, Known, Setup};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
@@ -152,6 +153,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     // One memo of token counts for every tree: repositories repeat each
     // other's rule files and the agents' framing.
     let counts = Arc::new(Memo::new());
+    let above = ListingsAbove::default();
     batch.run(
         |_, planned, scanner| {
             // The agents' audit of the tree takes the directories the
@@ -160,7 +162,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
             let physical = rev.is_none()
                 && !agents.is_empty()
                 && std::fs::canonicalize(&planned.root).is_ok_and(|real| real == planned.root);
-            let (mut report, scan, listings) = audit_root_at(
+            let (mut report, scan, mut listings) = audit_root_at(
                 scanner,
                 &planned.root,
                 &planned.source,
@@ -178,6 +180,9 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                     let text = section.clone().unwrap_or_else(render);
                     agent_zero::from_scan(planned.root.clone(), scan.result(), text)
                 });
+                if physical {
+                    listings.extend(above.of(&planned.root));
+                }
                 let known = Known {
                     agent_zero,
                     listings,

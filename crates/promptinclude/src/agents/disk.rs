@@ -227,6 +227,34 @@ impl<N: AsRef<OsStr>> FromIterator<(N, EntryType)> for Listing {
 /// of the same tree ([`Remembered::knowing`]).
 pub type Listings = Vec<(Vec<u8>, Listing)>;
 
+/// The listings of the directories above a batch's trees (`/`, `/home`,
+/// `~/src`, ...), each made once for the batch: every tree's models look up
+/// to `/`, and a tree's [`Remembered`] would list them again, in one
+/// repository after another. A listing is made the first time a tree asks,
+/// the way [`Live::read_dir`] makes it.
+pub struct ListingsAbove(Answers<Listing>);
+
+impl Default for ListingsAbove {
+    fn default() -> ListingsAbove {
+        ListingsAbove(Answers::new())
+    }
+}
+
+impl ListingsAbove {
+    /// The listings of the directories above `root` (a physical path), to
+    /// give the tree's [`Remembered::knowing`]; those that cannot be listed
+    /// are left for the tree to ask about.
+    pub fn of(&self, root: &Path) -> Listings {
+        root.ancestors()
+            .skip(1)
+            .filter_map(|dir| {
+                let listing = self.0.get(key(dir), || Live.read_dir(dir)).ok()?;
+                Some((key(dir).to_vec(), listing))
+            })
+            .collect()
+    }
+}
+
 /// What a directory entry is, as listing its directory says (links not
 /// followed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -969,6 +997,33 @@ pub(crate) mod tests {
         }
         let empty = Listing::default();
         assert!(empty.is_empty() && empty.iter().next().is_none() && !empty.contains(b""));
+    }
+
+    /// The listings above a tree are what listing each directory gives, up
+    /// to `/`, and each is made once for every tree below it.
+    #[test]
+    fn listings_above_list_each_directory_once() {
+        use super::{Disk, ListingsAbove, Live};
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let (one, two) = (base.join("repos/one"), base.join("repos/two"));
+        std::fs::create_dir_all(&one).unwrap();
+        std::fs::create_dir_all(&two).unwrap();
+        let above = ListingsAbove::default();
+        let listed = above.of(&one);
+        let dirs: Vec<&Path> = one.ancestors().skip(1).collect();
+        assert_eq!(listed.len(), dirs.len());
+        for ((key, listing), dir) in listed.iter().zip(&dirs) {
+            assert_eq!(key.as_slice(), dir.as_os_str().as_encoded_bytes());
+            assert_eq!(listing, &Live.read_dir(dir).unwrap(), "{dir:?}");
+        }
+        // A file made since is not in what the second tree is given: its
+        // parent was listed once, for the first.
+        std::fs::write(base.join("repos/new.md"), "x").unwrap();
+        let again = above.of(&two);
+        assert_eq!(again, listed);
+        let fresh = ListingsAbove::default().of(&two);
+        assert_ne!(fresh, listed);
     }
 
     /// A plain path is its components' normal form.
