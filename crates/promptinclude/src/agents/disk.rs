@@ -138,10 +138,11 @@ pub fn derived<T: Any + Send + Sync>(
 /// name every file in it, and a string each was a tenth of the
 /// allocations of `audit --agents`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Listing(Arc<Entries>);
+pub struct Listing(Arc<Packed>);
 
+/// [`Listing`]'s entries, packed.
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Entries {
+struct Packed {
     /// The names, one after another.
     names: Vec<u8>,
     /// Where each name ends in `names`, and what it is.
@@ -154,7 +155,7 @@ impl Listing {
     pub(crate) fn packed(names: Vec<u8>, ends: Vec<(usize, EntryType)>) -> Listing {
         debug_assert!(ends.windows(2).all(|w| w[0].0 <= w[1].0));
         debug_assert!(ends.last().is_none_or(|&(end, _)| end <= names.len()));
-        Listing(Arc::new(Entries { names, ends }))
+        Listing(Arc::new(Packed { names, ends }))
     }
 
     /// Each entry's name and type, in order.
@@ -174,16 +175,6 @@ impl Listing {
             start = end;
             found
         })
-    }
-
-    /// How many entries it has.
-    pub fn len(&self) -> usize {
-        self.0.ends.len()
-    }
-
-    /// Whether it has none.
-    pub fn is_empty(&self) -> bool {
-        self.0.ends.is_empty()
     }
 }
 
@@ -988,7 +979,7 @@ pub(crate) mod tests {
             .collect();
         let listing: Listing = entries.iter().copied().collect();
         assert_eq!(listing.iter().collect::<Vec<_>>(), entries);
-        assert_eq!((listing.len(), listing.iter().len()), (6, 6));
+        assert_eq!(listing.iter().len(), 6);
         for name in names {
             assert!(listing.contains(name), "{name:?}");
         }
@@ -996,7 +987,7 @@ pub(crate) mod tests {
             assert!(!listing.contains(name), "{name:?}");
         }
         let empty = Listing::default();
-        assert!(empty.is_empty() && empty.iter().next().is_none() && !empty.contains(b""));
+        assert!(empty.iter().next().is_none() && !empty.contains(b""));
     }
 
     /// The listings above a tree are what listing each directory gives, up
