@@ -141,13 +141,26 @@ pub fn derived<T: Any + Send + Sync>(
 pub struct Listing(Arc<Packed>);
 
 /// [`Listing`]'s entries, packed.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 struct Packed {
     /// The names, one after another.
     names: Vec<u8>,
     /// Where each name ends in `names`, and what it is.
     ends: Vec<(usize, EntryType)>,
+    /// Whether a lookup in the listed directory finds exactly the names
+    /// listed, once asked ([`Listing::is_exact`]): kept with the listing,
+    /// which every tree of a batch that reaches the directory shares.
+    exact: OnceLock<bool>,
 }
+
+/// Listings are equal by their entries.
+impl PartialEq for Packed {
+    fn eq(&self, other: &Packed) -> bool {
+        self.names == other.names && self.ends == other.ends
+    }
+}
+
+impl Eq for Packed {}
 
 impl Listing {
     /// The listing whose names are `names` one after another, each ending
@@ -155,7 +168,11 @@ impl Listing {
     pub(crate) fn packed(names: Vec<u8>, ends: Vec<(usize, EntryType)>) -> Listing {
         debug_assert!(ends.windows(2).all(|w| w[0].0 <= w[1].0));
         debug_assert!(ends.last().is_none_or(|&(end, _)| end <= names.len()));
-        Listing(Arc::new(Packed { names, ends }))
+        Listing(Arc::new(Packed {
+            names,
+            ends,
+            exact: OnceLock::new(),
+        }))
     }
 
     /// Each entry's name and type, in order.
@@ -165,6 +182,13 @@ impl Listing {
             ends: self.0.ends.iter(),
             start: 0,
         }
+    }
+
+    /// Whether a lookup in the listed directory finds exactly the names
+    /// listed, as `probe` tells (asked once for the listing, however many
+    /// trees share it).
+    pub(crate) fn is_exact(&self, probe: impl FnOnce() -> bool) -> bool {
+        *self.0.exact.get_or_init(probe)
     }
 
     /// Whether an entry is named `name`, byte for byte.
@@ -364,18 +388,27 @@ impl<T: Clone> Answers<T> {
     }
     /// The answer for `key` if it is known already (nothing is asked).
     fn known(&self, key: &[u8]) -> Option<io::Result<T>> {
-        let cell = {
-            let answers = self.0.lock().unwrap_or_else(|p| p.into_inner());
-            Arc::clone(answers.get(key)?)
-        };
-        cell.get().map(|answer| answer.clone().map_err(Kept::again))
+        // Copied under the lock: the cell itself is not shared further.
+        let answer = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(key)?
+            .get()?
+            .clone();
+        Some(answer.map_err(Kept::again))
     }
     fn get(&self, key: &[u8], ask: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
         // A poisoned lock only means another thread panicked mid-insert.
         let cell = {
             let mut answers = self.0.lock().unwrap_or_else(|p| p.into_inner());
             match answers.get(key) {
-                Some(cell) => Arc::clone(cell),
+                // Known: copied under the lock (most questions are asked
+                // again).
+                Some(cell) => match cell.get() {
+                    Some(answer) => return answer.clone().map_err(Kept::again),
+                    None => Arc::clone(cell),
+                },
                 None => Arc::clone(answers.entry(key.to_vec()).or_default()),
             }
         };
@@ -446,7 +479,6 @@ pub struct Remembered<'a> {
     read_dir: Answers<Listing>,
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
-    exact_lookup: Answers<bool>,
     derived: Answers<Derived>,
     counts: Arc<crate::tokenize::Memo>,
 }
@@ -466,7 +498,6 @@ impl<'a> Remembered<'a> {
             read_dir: Answers::new(),
             read_link: Answers::new(),
             readable: Answers::new(),
-            exact_lookup: Answers::new(),
             derived: Answers::new(),
             counts: Arc::new(crate::tokenize::Memo::new()),
         }
@@ -597,11 +628,9 @@ impl Remembered<'_> {
         }
     }
 
-    /// [`Self::exact_lookup`], asked once per directory.
+    /// [`Self::exact_lookup`], asked once per listing.
     fn is_exact(&self, dir: &Path, listing: &Listing) -> bool {
-        self.exact_lookup
-            .get(key(dir), || Ok(self.exact_lookup(dir, listing)))
-            .unwrap_or(false)
+        listing.is_exact(|| self.exact_lookup(dir, listing))
     }
 
     /// Whether a name is found in directory `dir` (listed as `listing`)
