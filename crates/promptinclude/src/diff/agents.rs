@@ -182,7 +182,11 @@ impl Side {
         let mut dirs: Vec<(String, usize)> = chains
             .iter()
             .enumerate()
-            .flat_map(|(i, c)| c.dirs.iter().map(move |d| (shown_path(root, d), i)))
+            .flat_map(|(i, c)| {
+                c.dirs
+                    .iter()
+                    .map(move |d| (shown_path(root, d).into_owned(), i))
+            })
             .collect();
         dirs.sort_by(|a, b| tree_order(&a.0, &b.0));
         Side { states, dirs }
@@ -229,8 +233,11 @@ fn file_state(root: &Path, file: &ContextFile) -> FileState {
         _ => String::new(),
     };
     FileState {
-        path: shown_path(root, &file.path),
-        via: file.parent.as_ref().map(|p| shown_path(root, p)),
+        path: shown_path(root, &file.path).into_owned(),
+        via: file
+            .parent
+            .as_ref()
+            .map(|p| shown_path(root, p).into_owned()),
         status: status(&file.outcome),
         detail,
         bytes: file.bytes,
@@ -341,7 +348,7 @@ fn warning_lines(root: &Path, warnings: &[AgentWarning]) -> Vec<WarningLine> {
         .map(|w| WarningLine {
             kind: w.kind.as_str(),
             agent: w.agent,
-            path: shown_path(root, &w.path),
+            path: shown_path(root, &w.path).into_owned(),
             line: w.line,
             message: w.message.replace(&prefix, ""),
         })

@@ -17,6 +17,7 @@ pub mod lint;
 pub mod text;
 pub mod warnings;
 
+use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
 use std::hash::{Hash, Hasher};
 use std::os::unix::ffi::OsStrExt as _;
@@ -328,11 +329,11 @@ impl Files {
 }
 
 /// `path` relative to `root` when it is below it (`.` for the root itself),
-/// else as it is.
-pub fn shown_path(root: &Path, path: &Path) -> String {
+/// else as it is; borrowed from `path` where it can be (a report names
+/// thousands of paths).
+pub fn shown_path<'a>(root: &Path, path: &'a Path) -> Cow<'a, str> {
     // By bytes where both are plain paths (every path of a tree the
-    // agents name): `Path::strip_prefix` parses components, and a report
-    // names thousands of paths.
+    // agents name): `Path::strip_prefix` parses components.
     use crate::agents::disk::is_plain;
     let (whole, from) = (
         path.as_os_str().as_encoded_bytes(),
@@ -340,16 +341,16 @@ pub fn shown_path(root: &Path, path: &Path) -> String {
     );
     if let Some(rest) = whole.strip_prefix(from).filter(|_| is_plain(from)) {
         if rest.is_empty() {
-            return ".".to_string();
+            return Cow::Borrowed(".");
         }
         if rest.starts_with(b"/") && is_plain(rest) {
-            return crate::agents::lossy(&rest[1..]).into_owned();
+            return crate::agents::lossy(&rest[1..]);
         }
     }
     match path.strip_prefix(root) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-        Ok(rel) => rel.to_string_lossy().into_owned(),
-        Err(_) => path.to_string_lossy().into_owned(),
+        Ok(rel) if rel.as_os_str().is_empty() => Cow::Borrowed("."),
+        Ok(rel) => rel.to_string_lossy(),
+        Err(_) => path.to_string_lossy(),
     }
 }
 

@@ -2,6 +2,7 @@
 //! chains, each with where it starts, what it costs against the agent's
 //! limit and its files; then the warnings.
 
+use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -37,16 +38,16 @@ pub fn write_tree(out: &mut impl Write, tree: &TreeAudit, style: Style) -> io::R
                 "    {} {}{lint} {}{line}: {}",
                 paint.code("33", w.kind.as_str()),
                 w.agent,
-                show(&shown_path(&tree.root, &w.path)),
-                show(&w.message)
+                Shown::new(&tree.root, &w.path, style),
+                shown(style.escape, &w.message)
             )?;
             if !w.dirs.is_empty() {
-                let dirs: Vec<String> = w
-                    .dirs
-                    .iter()
-                    .map(|d| show(&shown_path(&tree.root, d)))
-                    .collect();
-                writeln!(out, "      started in {}", dirs.join(", "))?;
+                write!(out, "      started in ")?;
+                for (i, dir) in w.dirs.iter().enumerate() {
+                    let comma = if i == 0 { "" } else { ", " };
+                    write!(out, "{comma}{}", Shown::new(&tree.root, dir, style))?;
+                }
+                writeln!(out)?;
             }
         }
     }
@@ -96,7 +97,7 @@ fn write_chain(out: &mut impl Write, root: &Path, chain: &Chain, style: Style) -
     writeln!(
         out,
         "    from {}{more}: sends {} bytes, {} tokens{limit}",
-        show(&shown_path(root, &chain.start)),
+        Shown::new(root, &chain.start, style),
         chain.bytes,
         chain.tokens
     )?;
@@ -113,14 +114,39 @@ fn write_chain(out: &mut impl Write, root: &Path, chain: &Chain, style: Style) -
             Role::Project => "",
         };
         let imported = f.parent.as_ref().map_or(String::new(), |p| {
-            format!(" [imported by {}]", show(&shown_path(root, p)))
+            format!(" [imported by {}]", Shown::new(root, p, style))
         });
         writeln!(
             out,
             "      {:<13} {}{role}{imported}",
             status(&f.outcome),
-            show(&shown_path(root, &f.path))
+            Shown::new(root, &f.path, style)
         )?;
     }
     Ok(())
+}
+
+/// A path as the report shows it: from the root when below it, escaped
+/// when the style says so; written without a copy of its own (the report
+/// names thousands of paths).
+struct Shown<'a> {
+    root: &'a Path,
+    path: &'a Path,
+    escape: bool,
+}
+
+impl<'a> Shown<'a> {
+    fn new(root: &'a Path, path: &'a Path, style: Style) -> Shown<'a> {
+        Shown {
+            root,
+            path,
+            escape: style.escape,
+        }
+    }
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&shown(self.escape, &shown_path(self.root, self.path)))
+    }
 }

@@ -2,14 +2,15 @@
 //! is found in the agents' chains (or, for Cursor and Copilot, in their
 //! files: [`super::lint`]).
 
+use std::collections::hash_map::Entry;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Serialize, Serializer};
-use sha2::{Digest as _, Sha256};
 
 use super::{AgentChains, Chain, Files};
 use crate::agents::claude_code;
@@ -145,14 +146,15 @@ pub(super) struct Found {
     /// The tree's root: messages name paths below it from it.
     root: PathBuf,
     list: Vec<AgentWarning>,
-    /// The warnings by a hash of (kind, agent, file, message), compared in
-    /// full on a match: most warnings found add a directory to one found
-    /// before, and looking it up copies nothing.
-    index: FxHashMap<u64, Vec<usize>>,
+    /// The first warning with each hash of (kind, agent, file, message),
+    /// compared in full on a match: most warnings found add a directory to
+    /// one found before, and looking it up copies nothing. (Where two
+    /// differ with one hash, the list is searched.)
+    index: FxHashMap<u64, usize>,
     /// Each warning's directories, by its index and a hash of the path's
-    /// bytes: where they are in its `dirs` (a warning about a file near the
-    /// root has as many as the tree has chains).
-    dirs: FxHashMap<(usize, u64), Vec<usize>>,
+    /// bytes: where the first with that hash is in its `dirs` (a warning
+    /// about a file near the root has as many as the tree has chains).
+    dirs: FxHashMap<(usize, u64), usize>,
 }
 
 /// An Fx hash of `value`.
@@ -175,36 +177,46 @@ impl Found {
 
     /// A path as messages name it: from the root when it is below it.
     pub(super) fn name(&self, path: &Path) -> String {
-        super::shown_path(&self.root, path)
+        super::shown_path(&self.root, path).into_owned()
     }
 
     /// Adds a warning, or the directories to the same one found before.
     pub(super) fn add(&mut self, mut warning: AgentWarning) {
-        // The file as `Path` compares it (by components), as the list does.
-        let key = fx_hash((warning.kind, warning.agent, &warning.path, &warning.message));
-        let alike = self.index.entry(key).or_default();
-        let same = alike.iter().copied().find(|&i| {
-            let w = &self.list[i];
+        let same = |w: &AgentWarning| {
             w.kind == warning.kind
                 && w.agent == warning.agent
                 && w.path == warning.path
                 && w.message == warning.message
-        });
-        let dirs = std::mem::take(&mut warning.dirs);
-        let i = match same {
-            Some(i) => i,
-            None => {
-                alike.push(self.list.len());
-                self.list.push(warning);
-                self.list.len() - 1
-            }
         };
+        // The file as `Path` compares it (by components), as the list does.
+        let key = fx_hash((warning.kind, warning.agent, &warning.path, &warning.message));
+        let found = match self.index.entry(key) {
+            Entry::Vacant(first) => {
+                first.insert(self.list.len());
+                None
+            }
+            Entry::Occupied(first) if same(&self.list[*first.get()]) => Some(*first.get()),
+            // Another warning with the same hash.
+            Entry::Occupied(_) => self.list.iter().position(same),
+        };
+        let dirs = std::mem::take(&mut warning.dirs);
+        let i = found.unwrap_or_else(|| {
+            self.list.push(warning);
+            self.list.len() - 1
+        });
         for dir in dirs {
-            let at = self.dirs.entry((i, fx_hash(bytes(&dir)))).or_default();
-            let known = &self.list[i].dirs;
-            if !at.iter().any(|&k| bytes(&known[k]) == bytes(&dir)) {
-                at.push(known.len());
-                self.list[i].dirs.push(dir);
+            let known = &mut self.list[i].dirs;
+            let seen = match self.dirs.entry((i, fx_hash(bytes(&dir)))) {
+                Entry::Vacant(first) => {
+                    first.insert(known.len());
+                    false
+                }
+                Entry::Occupied(first) if bytes(&known[*first.get()]) == bytes(&dir) => true,
+                // Another directory with the same hash.
+                Entry::Occupied(_) => known.iter().any(|k| bytes(k) == bytes(&dir)),
+            };
+            if !seen {
+                known.push(dir);
             }
         }
     }
@@ -300,7 +312,7 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
     let files = &chain.context.files;
     let limit = chain.context.limit.map(|l| l.max);
     let root = found.root.clone();
-    let name = |p: &Path| super::shown_path(&root, p);
+    let name = |p: &Path| super::shown_path(&root, p).into_owned();
     let by_parent = |f: &ContextFile| {
         f.parent
             .as_ref()
@@ -377,16 +389,19 @@ fn in_own_imports(import: &ContextFile, files: &[ContextFile], disk: &dyn Disk) 
     false
 }
 
-/// Files of one chain sent twice: the same file under two names, or the
-/// same text in two files.
-/// What makes two sent files one: the file a path leads to, and its text.
+/// What makes two sent files one: the file a path leads to, or its text.
+/// Both are numbered (equal numbers for equal files and equal texts), so
+/// that the many comparisons of [`duplicates`] and [`not_shared`] compare
+/// numbers, not paths or texts.
 struct Identity {
     /// Where the path leads (the path itself where that cannot be told).
     target: PathBuf,
-    /// The SHA-256 of its text, when it can be read.
-    digest: Option<[u8; 32]>,
-    /// The text is empty or only ASCII whitespace.
-    blank: bool,
+    /// The number of `target` among the targets, equal where the paths are
+    /// equal (as `Path`s, by components).
+    target_id: u32,
+    /// The number of its text among the texts, equal where the bytes are;
+    /// `None` when it cannot be read, or is empty or only ASCII whitespace.
+    text_id: Option<u32>,
 }
 
 /// Each sent file's [`Identity`], by path bytes, found once for all the
@@ -407,17 +422,42 @@ fn identities<'a>(chains: &'a [AgentChains], disk: &dyn Disk) -> Identities<'a> 
     // components.
     paths.sort_unstable_by_key(|p| bytes(p));
     paths.dedup();
-    paths
+    let found: Vec<(PathBuf, Option<Arc<[u8]>>)> = paths
         .par_iter()
         .map(|&path| {
             let target = disk
                 .canonicalize(path)
                 .unwrap_or_else(|_| path.to_path_buf());
             let text = disk.read(path).ok();
+            (target, text.filter(|t| !t.trim_ascii().is_empty()))
+        })
+        .collect();
+    // A text is numbered by its bytes (hashed once, compared in full on a
+    // match): cheaper than a SHA-256 of each, and equal numbers are equal
+    // texts, not equal digests.
+    let mut targets: FxHashMap<&Path, u32> = FxHashMap::default();
+    let mut texts: FxHashMap<&[u8], u32> = FxHashMap::default();
+    let numbers: Vec<(u32, Option<u32>)> = found
+        .iter()
+        .map(|(target, text)| {
+            let next = targets.len() as u32;
+            let target_id = *targets.entry(target).or_insert(next);
+            let text_id = text.as_deref().map(|text| {
+                let next = texts.len() as u32;
+                *texts.entry(text).or_insert(next)
+            });
+            (target_id, text_id)
+        })
+        .collect();
+    paths
+        .into_iter()
+        .zip(found)
+        .zip(numbers)
+        .map(|((path, (target, _)), (target_id, text_id))| {
             let identity = Identity {
                 target,
-                digest: text.as_deref().map(|t| Sha256::digest(t).into()),
-                blank: text.is_none_or(|t| t.trim_ascii().is_empty()),
+                target_id,
+                text_id,
             };
             (bytes(path), identity)
         })
@@ -429,23 +469,24 @@ fn bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
 
+/// Files of one chain sent twice: the same file under two names, or the
+/// same text in two files.
 fn duplicates(agent: Agent, chain: &Chain, ids: &Identities<'_>, found: &mut Found) {
-    let mut by_target: FxHashMap<&Path, &Path> = FxHashMap::default();
-    let mut by_text: FxHashMap<[u8; 32], &Path> = FxHashMap::default();
+    let mut by_target: FxHashMap<u32, &Path> = FxHashMap::default();
+    let mut by_text: FxHashMap<u32, &Path> = FxHashMap::default();
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
         let id = &ids[bytes(&f.path)];
-        let first = match by_target.get(id.target.as_path()) {
+        let first = match by_target.get(&id.target_id) {
             Some(first) => Some(*first),
             None => {
-                by_target.insert(&id.target, &f.path);
-                match id.digest {
-                    Some(digest) if !id.blank => {
-                        let first = by_text.get(&digest).copied();
-                        by_text.entry(digest).or_insert(&f.path);
-                        first
+                by_target.insert(id.target_id, &f.path);
+                id.text_id.and_then(|text| match by_text.entry(text) {
+                    Entry::Occupied(first) => Some(*first.get()),
+                    Entry::Vacant(first) => {
+                        first.insert(&f.path);
+                        None
                     }
-                    _ => None,
-                }
+                })
             }
         };
         if let Some(first) = first {
@@ -467,17 +508,17 @@ fn duplicates(agent: Agent, chain: &Chain, ids: &Identities<'_>, found: &mut Fou
 
 /// Claude Code's files past the size it warns about ("Large CLAUDE.md will
 /// impact performance (45.1k chars > 40.0k)", in `/status` and at start).
-/// Each file is measured once (`measured`, by path), however many chains
+/// Each file is measured once (`measured`, by path bytes), however many chains
 /// send it.
-fn over_recommended(
-    chain: &Chain,
+fn over_recommended<'a>(
+    chain: &'a Chain,
     disk: &dyn Disk,
-    measured: &mut FxHashMap<PathBuf, Option<usize>>,
+    measured: &mut FxHashMap<&'a [u8], Option<usize>>,
     found: &mut Found,
 ) {
     let max = claude_code::RECOMMENDED_MAX_CHARS;
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
-        let chars = measured.entry(f.path.clone()).or_insert_with(|| {
+        let chars = measured.entry(bytes(&f.path)).or_insert_with(|| {
             let bytes = disk.read(&f.path).ok()?;
             Some(claude_code::measured_chars(&String::from_utf8_lossy(
                 &bytes,
@@ -589,9 +630,10 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
     }
     // Each agent's chain for each directory, with what the chain sends:
     // the files its paths lead to, and their texts.
-    struct Sent<'a> {
-        targets: FxHashSet<&'a Path>,
-        digests: FxHashSet<[u8; 32]>,
+    // (Numbers, sorted: a chain sends a few files.)
+    struct Sent {
+        targets: Vec<u32>,
+        texts: Vec<u32>,
     }
     let sent_by = |chain: &'a Chain| {
         let ids = chain
@@ -600,12 +642,17 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
             .iter()
             .filter(|f| f.is_sent())
             .map(|f| &ids[bytes(&f.path)]);
+        let sorted = |mut numbers: Vec<u32>| {
+            numbers.sort_unstable();
+            numbers.dedup();
+            numbers
+        };
         Sent {
-            targets: ids.clone().map(|id| id.target.as_path()).collect(),
-            digests: ids.filter_map(|id| id.digest).collect(),
+            targets: sorted(ids.clone().map(|id| id.target_id).collect()),
+            texts: sorted(ids.filter_map(|id| id.text_id).collect()),
         }
     };
-    let at: Vec<FxHashMap<&[u8], Rc<Sent<'_>>>> = agents
+    let at: Vec<FxHashMap<&[u8], Rc<Sent>>> = agents
         .iter()
         .map(|a| {
             a.chains
@@ -618,10 +665,12 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
         })
         .collect();
     let target = |p: &Path| bytes(&ids[bytes(p)].target);
-    let sends = |sent: &Sent<'_>, file: &Path| {
+    let sends = |sent: &Sent, file: &Path| {
         let want = &ids[bytes(file)];
-        sent.targets.contains(want.target.as_path())
-            || want.digest.is_some_and(|d| sent.digests.contains(&d))
+        sent.targets.binary_search(&want.target_id).is_ok()
+            || want
+                .text_id
+                .is_some_and(|t| sent.texts.binary_search(&t).is_ok())
     };
     // For each (file, agent that misses it): where, and who loads it there.
     struct Miss {
