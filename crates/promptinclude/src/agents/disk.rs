@@ -1046,6 +1046,65 @@ pub(crate) mod tests {
         assert_ne!(fresh, listed);
     }
 
+    /// Whether lookups in a listed directory are exact is asked of the
+    /// system once for the listing, however many trees' remembered answers
+    /// share it (the directories above a batch's trees).
+    #[test]
+    fn a_shared_listing_is_probed_once() {
+        use super::{Disk, Listing, Live, Metadata, Remembered};
+        use std::io;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        /// `Live`, counting the `lstat`s of names not listed (the probes).
+        struct Probes<'a>(&'a Listing, AtomicUsize);
+        impl Disk for Probes<'_> {
+            fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+                Live.metadata(path)
+            }
+            fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
+                let name = path.file_name().unwrap_or_default();
+                if !self.0.contains(name.as_encoded_bytes()) {
+                    self.1.fetch_add(1, Ordering::Relaxed);
+                }
+                Live.symlink_metadata(path)
+            }
+            fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+                Live.canonicalize(path)
+            }
+            fn read(&self, path: &Path) -> io::Result<Arc<[u8]>> {
+                Live.read(path)
+            }
+            fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+                Live.read_prefix(path, limit)
+            }
+            fn read_dir(&self, path: &Path) -> io::Result<Listing> {
+                Live.read_dir(path)
+            }
+            fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+                Live.read_link(path)
+            }
+            fn readable(&self, path: &Path) -> bool {
+                Live.readable(path)
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(base.join("CLAUDE.md"), "x").unwrap();
+        let listing = Live.read_dir(&base).unwrap();
+        let probes = Probes(&listing, AtomicUsize::new(0));
+        let key = base.as_os_str().as_encoded_bytes().to_vec();
+        let exact: Vec<Option<Listing>> = (0..2)
+            .map(|_| {
+                let tree = Remembered::over(&probes).knowing(vec![(key.clone(), listing.clone())]);
+                tree.exact_listing(&base)
+            })
+            .collect();
+        // A case-folding file system answers `None` both times; either way
+        // the directory was probed once.
+        assert_eq!(exact[0], exact[1]);
+        assert_eq!(probes.1.load(Ordering::Relaxed), 1);
+    }
+
     /// A plain path is its components' normal form.
     #[test]
     fn a_plain_path_is_its_own_normal_form() {
