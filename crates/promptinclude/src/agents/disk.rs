@@ -151,6 +151,22 @@ struct Packed {
     /// listed, once asked ([`Listing::is_exact`]): kept with the listing,
     /// which every tree of a batch that reaches the directory shares.
     exact: OnceLock<bool>,
+    /// The entries' indices in name order, made the first time a long
+    /// listing is searched ([`Listing::find`]): the models look up a few
+    /// names in every directory above each start, and those include
+    /// directories of hundreds of entries (`/tmp`, `~/src`).
+    by_name: OnceLock<Box<[u32]>>,
+}
+
+/// Listings up to this long are searched entry by entry.
+const SEARCHED_IN_ORDER: usize = 16;
+
+impl Packed {
+    /// Entry `i`'s name.
+    fn name(&self, i: usize) -> &[u8] {
+        let start = i.checked_sub(1).map_or(0, |before| self.ends[before].0);
+        &self.names[start..self.ends[i].0]
+    }
 }
 
 /// Listings are equal by their entries.
@@ -172,6 +188,7 @@ impl Listing {
             names,
             ends,
             exact: OnceLock::new(),
+            by_name: OnceLock::new(),
         }))
     }
 
@@ -193,12 +210,33 @@ impl Listing {
 
     /// Whether an entry is named `name`, byte for byte.
     pub fn contains(&self, name: &[u8]) -> bool {
-        let mut start = 0;
-        self.0.ends.iter().any(|&(end, _)| {
-            let found = end - start == name.len() && self.0.names[start..end] == *name;
-            start = end;
-            found
-        })
+        self.find(name).is_some()
+    }
+
+    /// The type of the entry named `name` (byte for byte), if there is one.
+    pub fn find(&self, name: &[u8]) -> Option<EntryType> {
+        let packed = &*self.0;
+        let entries = packed.ends.len();
+        if entries <= SEARCHED_IN_ORDER {
+            // By length first: most names differ in it.
+            let mut start = 0;
+            return packed.ends.iter().find_map(|&(end, kind)| {
+                let found = end - start == name.len() && packed.names[start..end] == *name;
+                start = end;
+                found.then_some(kind)
+            });
+        }
+        let by_name = packed.by_name.get_or_init(|| {
+            // A listing has fewer entries than a u32 counts (a directory's
+            // entries are bounded far below it by every file system).
+            let mut order: Vec<u32> = (0..entries as u32).collect();
+            order.sort_unstable_by(|&a, &b| packed.name(a as usize).cmp(packed.name(b as usize)));
+            order.into()
+        });
+        let at = by_name
+            .binary_search_by(|&i| packed.name(i as usize).cmp(name))
+            .ok()?;
+        Some(packed.ends[by_name[at] as usize].1)
     }
 }
 
@@ -611,8 +649,8 @@ impl Remembered<'_> {
         };
         self.listing_known(parent).is_some_and(|listing| {
             listing
-                .iter()
-                .any(|(n, kind)| n == name && (kind.is_dir() || kind.is_file()))
+                .find(name.as_encoded_bytes())
+                .is_some_and(|kind| kind.is_dir() || kind.is_file())
         })
     }
 
@@ -1017,6 +1055,46 @@ pub(crate) mod tests {
         }
         let empty = Listing::default();
         assert!(empty.iter().next().is_none() && !empty.contains(b""));
+    }
+
+    /// `find` is a search of the entries in order, for listings short
+    /// enough to be searched so and long enough to be sorted first: every
+    /// name listed, and names that are not (prefixes, extensions, other
+    /// cases, bytes outside UTF-8).
+    #[test]
+    fn a_listing_finds_what_a_search_in_order_finds() {
+        use super::{EntryType, Listing, SEARCHED_IN_ORDER};
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt as _;
+        let kinds = [EntryType::File, EntryType::Dir, EntryType::Symlink];
+        let pool: Vec<Vec<u8>> = small_paths(2)
+            .into_iter()
+            .map(String::into_bytes)
+            .chain([b"\xff".to_vec(), b"\xffa".to_vec(), b"A".to_vec()])
+            .filter(|n| !n.is_empty())
+            .collect();
+        for len in 0..=3 * SEARCHED_IN_ORDER {
+            // A different set and order for each length: every third name
+            // of the pool from `len` on.
+            let mut names: Vec<&[u8]> = (0..len)
+                .map(|i| pool[(len + 3 * i) % pool.len()].as_slice())
+                .collect();
+            names.dedup();
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|n| seen.insert(*n));
+            let listing: Listing = names
+                .iter()
+                .zip(kinds.iter().cycle())
+                .map(|(n, &kind)| (OsStr::from_bytes(n), kind))
+                .collect();
+            for probe in &pool {
+                let in_order = listing
+                    .iter()
+                    .find(|(n, _)| n.as_encoded_bytes() == probe.as_slice())
+                    .map(|(_, kind)| kind);
+                assert_eq!(listing.find(probe), in_order, "{len} {probe:?}");
+            }
+        }
     }
 
     /// The listings above a tree are what listing each directory gives, up
