@@ -1079,7 +1079,6 @@ pub(crate) mod tests {
             let mut names: Vec<&[u8]> = (0..len)
                 .map(|i| pool[(len + 3 * i) % pool.len()].as_slice())
                 .collect();
-            names.dedup();
             let mut seen = std::collections::HashSet::new();
             names.retain(|n| seen.insert(*n));
             let listing: Listing = names
