@@ -544,7 +544,10 @@ impl<'a> Remembered<'a> {
 
 impl Remembered<'_> {
     /// The same, with `listings` (made by another look at the same tree)
-    /// remembered as what listing those directories gives.
+    /// remembered as what listing those directories gives. A listing keeps
+    /// the answer to whether lookups in its directory are exact once it is
+    /// probed, so one listing is given only to trees over the same file
+    /// system (the batch's are all [`Live`]).
     pub fn knowing(self, listings: Listings) -> Self {
         {
             let mut known = self.read_dir.0.lock().unwrap_or_else(|p| p.into_inner());

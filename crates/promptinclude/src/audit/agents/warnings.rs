@@ -394,10 +394,9 @@ fn in_own_imports(import: &ContextFile, files: &[ContextFile], disk: &dyn Disk) 
 /// that the many comparisons of [`duplicates`] and [`not_shared`] compare
 /// numbers, not paths or texts.
 struct Identity {
-    /// Where the path leads (the path itself where that cannot be told).
-    target: PathBuf,
-    /// The number of `target` among the targets, equal where the paths are
-    /// equal (as `Path`s, by components).
+    /// The number of where the path leads (the path itself where that
+    /// cannot be told), equal where those paths are equal (as `Path`s, by
+    /// components).
     target_id: u32,
     /// The number of its text among the texts, equal where the bytes are;
     /// `None` when it cannot be read, or is empty or only ASCII whitespace.
@@ -451,14 +450,9 @@ fn identities<'a>(chains: &'a [AgentChains], disk: &dyn Disk) -> Identities<'a> 
         .collect();
     paths
         .into_iter()
-        .zip(found)
         .zip(numbers)
-        .map(|((path, (target, _)), (target_id, text_id))| {
-            let identity = Identity {
-                target,
-                target_id,
-                text_id,
-            };
+        .map(|(path, (target_id, text_id))| {
+            let identity = Identity { target_id, text_id };
             (bytes(path), identity)
         })
         .collect()
@@ -664,7 +658,6 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                 .collect()
         })
         .collect();
-    let target = |p: &Path| bytes(&ids[bytes(p)].target);
     let sends = |sent: &Sent, file: &Path| {
         let want = &ids[bytes(file)];
         sent.targets.binary_search(&want.target_id).is_ok()
@@ -680,7 +673,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
         dirs: Vec<PathBuf>,
     }
     let mut misses: Vec<Miss> = Vec::new();
-    let mut index: FxHashMap<(&[u8], &'static str), usize> = FxHashMap::default();
+    let mut index: FxHashMap<(u32, &'static str), usize> = FxHashMap::default();
     for (a, agent) in agents.iter().enumerate() {
         for chain in &agent.chains {
             let project = chain
@@ -696,7 +689,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                     }
                     let missed_by = other.agent.name();
                     let i = *index
-                        .entry((target(&f.path), missed_by))
+                        .entry((ids[bytes(&f.path)].target_id, missed_by))
                         .or_insert_with(|| {
                             misses.push(Miss {
                                 path: f.path.clone(),
