@@ -140,12 +140,18 @@ pub fn contexts_under(
 }
 
 /// Every directory of a tree by its physical path, in
-/// [`contexts_under`]'s order, each with its parent.
+/// [`contexts_under`]'s order, each with its parent and its listing.
 pub struct Tree {
     /// The directories, the root first.
     pub dirs: Vec<PathBuf>,
     /// The index in `dirs` of each one's parent (`None` for the root).
     parents: Vec<Option<usize>>,
+    /// Each directory's listing, as the tree was made from it (empty where
+    /// it could not be listed).
+    listings: Vec<disk::Listing>,
+    /// The index in `dirs` after each one's last directory below it: in
+    /// depth-first order, the directories below one are those between.
+    ends: Vec<usize>,
 }
 
 impl Tree {
@@ -155,6 +161,8 @@ impl Tree {
         let mut tree = Tree {
             dirs: Vec::new(),
             parents: Vec::new(),
+            listings: Vec::new(),
+            ends: Vec::new(),
         };
         // Depth first without recursion (a tree may be deeper than a
         // thread's stack): a directory's entries are pushed last first.
@@ -178,8 +186,28 @@ impl Tree {
             );
             tree.dirs.push(dir);
             tree.parents.push(parent);
+            tree.listings.push(listing);
+        }
+        // A directory's subtree ends where its last directory's does (the
+        // directories come after their parents).
+        tree.ends = (1..=tree.dirs.len()).collect();
+        for i in (1..tree.dirs.len()).rev() {
+            if let Some(p) = tree.parents[i] {
+                tree.ends[p] = tree.ends[p].max(tree.ends[i]);
+            }
         }
         Ok(tree)
+    }
+
+    /// Directory `i`'s listing (empty where it could not be listed).
+    pub fn listing(&self, i: usize) -> &disk::Listing {
+        &self.listings[i]
+    }
+
+    /// The index after directory `i`'s last directory below it: those
+    /// below it are the ones from `i + 1` up to this.
+    pub fn end(&self, i: usize) -> usize {
+        self.ends[i]
     }
 
     /// The directories whose contexts [`contexts_under`] and

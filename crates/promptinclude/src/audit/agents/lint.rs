@@ -64,22 +64,15 @@ impl Scope {
         // By bytes: the paths are whole (no `.`, no doubled `/`), and
         // `Path::strip_prefix` parsing components was most of a dead-scope
         // check over a large tree.
-        let base = base.as_os_str().as_encoded_bytes();
-        let mut below = files.iter().filter_map(|f| {
-            let rest = f.as_os_str().as_encoded_bytes().strip_prefix(base)?;
-            let rel = if base.ends_with(b"/") {
-                rest
-            } else {
-                rest.strip_prefix(b"/")?
-            };
-            (!rel.is_empty() && self.may_match(rel)).then(|| crate::agents::lossy(rel))
-        });
+        let enter = |rel: &[u8]| self.may_match(rel);
         match &self.matcher {
-            Matcher::Globs(set) => below.any(|rel| set.is_match(&*rel)),
-            Matcher::Gitignore(None) => false,
-            Matcher::Gitignore(Some(spec)) => {
-                below.any(|rel| spec.is_file_ignored(&crate::audit::lower_case(&rel)))
+            Matcher::Globs(set) => {
+                files.any_below(base, enter, |rel| set.is_match(&*crate::agents::lossy(rel)))
             }
+            Matcher::Gitignore(None) => false,
+            Matcher::Gitignore(Some(spec)) => files.any_below(base, enter, |rel| {
+                spec.is_file_ignored(&crate::audit::lower_case(&crate::agents::lossy(rel)))
+            }),
         }
     }
 
@@ -229,7 +222,7 @@ pub fn listed(patterns: &[String]) -> String {
 pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
     let cursor_rules = Finder::new("/.cursor/rules/");
     let copilot_dir = Finder::new("/.github/instructions/");
-    for file in files.iter() {
+    files.each(|file| {
         // Only these names can be what the checks below look at (Cursor's
         // `.mdc` and `.md` rules, `.cursorrules`, Copilot's
         // `*.instructions.md`): most of a tree's files are passed by their
@@ -239,7 +232,7 @@ pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
             || bytes.ends_with(b".mdc")
             || bytes.ends_with(b"/.cursorrules"))
         {
-            continue;
+            return;
         }
         let text = || {
             disk.read(file)
@@ -251,7 +244,7 @@ pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
             && !mentions(file, &copilot_dir)
             && file.file_name().is_none_or(|n| n != ".cursorrules")
         {
-            continue;
+            return;
         }
         if let Some(rules) = cursor.then(|| cursor_rules_dir(file)).flatten() {
             if file.extension().is_some_and(|e| e == "mdc") {
@@ -288,7 +281,7 @@ pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
                 copilot_instructions(file, &text, root, files, found);
             }
         }
-    }
+    });
 }
 
 fn lint_warning(
@@ -465,30 +458,41 @@ fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, fou
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::{any_match, compile, Files, Syntax};
+    use crate::agents::{disk::Live, Tree};
+
+    /// A new temporary directory holding a file at each of `paths` (from
+    /// it, `/`-separated) that no other file stands in the way of, and its
+    /// tree.
+    fn tree_with(paths: &[String]) -> (tempfile::TempDir, Tree) {
+        let top = tempfile::tempdir().unwrap();
+        for path in paths {
+            let file = top.path().join(path);
+            let made = std::fs::create_dir_all(file.parent().unwrap());
+            if made.is_ok() && file.symlink_metadata().is_err() {
+                std::fs::write(&file, "x").unwrap();
+            }
+        }
+        let tree = Tree::of(top.path(), &Live).unwrap();
+        (top, tree)
+    }
 
     /// Scopes stay right when there are more of them than the cache keeps
     /// (it starts again), whichever syntax asks.
     #[test]
     fn more_scopes_than_the_cache_keeps_still_match_as_compiled() {
-        let mut files = Files {
-            bytes: Vec::new(),
-            ends: Vec::new(),
-        };
-        for i in (0..100).step_by(2) {
-            files
-                .bytes
-                .extend_from_slice(format!("/repo/dir{i}/x.md").as_bytes());
-            files.ends.push(files.bytes.len());
-        }
+        let paths: Vec<String> = (0..100)
+            .step_by(2)
+            .map(|i| format!("dir{i}/x.md"))
+            .collect();
+        let (_top, tree) = tree_with(&paths);
+        let (files, base) = (Files::of(&tree), tree.dirs[0].as_path());
         for round in 0..2 {
             for i in 0..100 {
                 for syntax in [Syntax::Glob, Syntax::Lenient, Syntax::Gitignore] {
                     let patterns = [format!("dir{i}/*.md")];
                     assert_eq!(
-                        any_match(syntax, &patterns, Path::new("/repo"), &files),
+                        any_match(syntax, &patterns, base, &files),
                         Some(i % 2 == 0),
                         "round {round}, {syntax:?}, dir{i}"
                     );
@@ -496,7 +500,7 @@ mod tests {
                     // VS Code's `*` stays in the base directory.
                     let anywhere = ["*.md".to_string()];
                     assert_eq!(
-                        any_match(syntax, &anywhere, Path::new("/repo"), &files),
+                        any_match(syntax, &anywhere, base, &files),
                         Some(syntax != Syntax::Glob),
                         "round {round}, {syntax:?}, *.md"
                     );
@@ -563,19 +567,15 @@ mod tests {
             "x/**/b.ts",
         ];
         for round in 0..400 {
-            let mut files = Files {
-                bytes: Vec::new(),
-                ends: Vec::new(),
-            };
-            for _ in 0..1 + next(6) {
-                let mut path = "/repo".to_string();
-                for _ in 0..1 + next(3) {
-                    path.push('/');
-                    path.push_str(names[next(names.len())]);
-                }
-                files.bytes.extend_from_slice(path.as_bytes());
-                files.ends.push(files.bytes.len());
-            }
+            let paths: Vec<String> = (0..1 + next(6))
+                .map(|_| {
+                    let parts: Vec<&str> =
+                        (0..1 + next(3)).map(|_| names[next(names.len())]).collect();
+                    parts.join("/")
+                })
+                .collect();
+            let (_top, tree) = tree_with(&paths);
+            let files = Files::of(&tree);
             let chosen: Vec<String> = (0..1 + next(3))
                 .map(|_| patterns[next(patterns.len())].to_string())
                 .collect();
@@ -586,12 +586,11 @@ mod tests {
                     continue;
                 };
                 every.heads = None;
-                let base = Path::new("/repo");
+                let base = tree.dirs[0].as_path();
                 assert_eq!(
                     with.any_below(base, &files),
                     every.any_below(base, &files),
-                    "seed {seed}, round {round}, {syntax:?}, {chosen:?}, {:?}",
-                    files.iter().collect::<Vec<_>>()
+                    "seed {seed}, round {round}, {syntax:?}, {chosen:?}, {paths:?}"
                 );
             }
         }

@@ -165,16 +165,11 @@ fn audit_tree_from(
     let root = tree.dirs[0].clone();
     // The agents share the tree and the remembered answers; each one's
     // chains are independent work, as are the warnings' inputs below.
-    let (chains, files) = rayon::join(
-        || {
-            agents
-                .par_iter()
-                .map(|&agent| chains_of(agent, &tree, setup, &disk, agent_zero.as_ref()))
-                .collect::<Vec<AgentChains>>()
-        },
-        || Files::under(&root, &disk),
-    );
-    let warnings = warnings::collect(&root, &chains, &files, &disk);
+    let chains = agents
+        .par_iter()
+        .map(|&agent| chains_of(agent, &tree, setup, &disk, agent_zero.as_ref()))
+        .collect::<Vec<AgentChains>>();
+    let warnings = warnings::collect(&root, &chains, &Files::of(&tree), &disk);
     TreeAudit {
         root,
         agents: chains,
@@ -272,59 +267,109 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
     chains
 }
 
-/// Every file of a tree (not `.git`'s; links not followed), in no order to
-/// rely on (each directory's entries as it lists them): the dead scopes ask
-/// whether any matches, and [`lint`] warns about each file on its own,
-/// the warnings sorted afterwards. The paths share one buffer: a tree has
-/// many files, and the checks that read them are few.
-pub struct Files {
-    bytes: Vec<u8>,
-    /// Where each path ends in `bytes`.
-    ends: Vec<usize>,
+/// Every file of a tree (not `.git`'s; links not followed): the entries
+/// of its directories' listings that are not directories. Nothing is
+/// copied: the dead scopes ask whether any file below a directory
+/// matches, which only the directories below it and the names that can
+/// match need, and [`lint`] looks at a few names (copying every path of a
+/// tree was a tenth of `audit --agents`' page faults).
+pub struct Files<'a> {
+    tree: &'a Tree,
 }
 
-impl Files {
-    /// The files of the tree at `root`.
-    pub fn under(root: &Path, disk: &dyn Disk) -> Files {
-        // The path is built in one byte buffer: `PathBuf::pop` parses
-        // components, once for each of the tree's many files.
-        fn visit(dir: &mut Vec<u8>, disk: &dyn Disk, files: &mut Files) {
-            let listing = disk
-                .read_dir(Path::new(OsStr::from_bytes(dir)))
-                .unwrap_or_default();
-            let len = dir.len();
-            for (name, kind) in listing.iter() {
-                if !dir.ends_with(b"/") {
-                    dir.push(b'/');
-                }
-                dir.extend_from_slice(name.as_encoded_bytes());
-                if !kind.is_dir() {
-                    files.bytes.extend_from_slice(dir);
-                    files.ends.push(files.bytes.len());
-                } else if name != ".git" {
-                    visit(dir, disk, files);
-                }
-                dir.truncate(len);
-            }
-        }
-        let mut files = Files {
-            bytes: Vec::new(),
-            ends: Vec::new(),
-        };
-        visit(
-            &mut root.as_os_str().as_encoded_bytes().to_vec(),
-            disk,
-            &mut files,
-        );
-        files
+impl<'a> Files<'a> {
+    /// The files of `tree`.
+    pub fn of(tree: &'a Tree) -> Files<'a> {
+        Files { tree }
     }
 
-    /// The paths, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &Path> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| Path::new(OsStr::from_bytes(&self.bytes[start..end])))
+    /// Calls `each` with every file's path, in no order to rely on.
+    pub fn each(&self, mut each: impl FnMut(&Path)) {
+        let mut path = Vec::new();
+        for (i, dir) in self.tree.dirs.iter().enumerate() {
+            path.clear();
+            path.extend_from_slice(dir.as_os_str().as_encoded_bytes());
+            if !path.ends_with(b"/") {
+                path.push(b'/');
+            }
+            let len = path.len();
+            for (name, kind) in self.tree.listing(i).iter() {
+                if !kind.is_dir() {
+                    path.truncate(len);
+                    path.extend_from_slice(name.as_encoded_bytes());
+                    each(Path::new(OsStr::from_bytes(&path)));
+                }
+            }
+        }
+    }
+
+    /// Whether `matches` holds for a file below `base`, given the file's
+    /// path from `base` (its bytes after `base` and a `/`, or after `base`
+    /// alone where that ends in `/`), among the files whose path from
+    /// `base` has a first component `enter` accepts (it is asked with such
+    /// a path, or a directory's path from `base` ending in `/`).
+    pub fn any_below(
+        &self,
+        base: &Path,
+        enter: impl Fn(&[u8]) -> bool,
+        mut matches: impl FnMut(&[u8]) -> bool,
+    ) -> bool {
+        let base = base.as_os_str().as_encoded_bytes();
+        let tree = self.tree;
+        let mut rel = Vec::new();
+        // A file is below `base` when its directory's path and `/` start
+        // with `base` (a file's own name holds no `/`), so the directories
+        // to look in are whole subtrees.
+        let mut i = 0;
+        while i < tree.dirs.len() {
+            rel.clear();
+            rel.extend_from_slice(tree.dirs[i].as_os_str().as_encoded_bytes());
+            if !rel.ends_with(b"/") {
+                rel.push(b'/');
+            }
+            let Some(from_base) = rel.strip_prefix(base) else {
+                // Deeper, where `base` goes on below this directory.
+                i = if base.starts_with(&rel) {
+                    i + 1
+                } else {
+                    tree.end(i)
+                };
+                continue;
+            };
+            let from_base = if base.ends_with(b"/") {
+                Some(from_base)
+            } else {
+                from_base.strip_prefix(b"/")
+            };
+            // Every file of a directory strictly below `base` has the same
+            // first component.
+            let next = match from_base {
+                Some(dir) if dir.is_empty() || enter(dir) => {
+                    let dir_len = dir.len();
+                    rel.drain(..rel.len() - dir_len);
+                    let whole = dir_len == 0;
+                    let listing = tree.listing(i);
+                    let found = listing.iter().any(|(name, kind)| {
+                        let name = name.as_encoded_bytes();
+                        if kind.is_dir() || (whole && !enter(name)) {
+                            return false;
+                        }
+                        rel.truncate(dir_len);
+                        rel.extend_from_slice(name);
+                        matches(&rel)
+                    });
+                    if found {
+                        return true;
+                    }
+                    i + 1
+                }
+                // None of its files is below `base`, or can match: nor is
+                // any below it.
+                _ => tree.end(i),
+            };
+            i = next;
+        }
+        false
     }
 }
 
@@ -425,7 +470,171 @@ impl TreeAudit {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use std::collections::BTreeSet;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::path::{Path, PathBuf};
+
+    use super::{Files, Tree};
+    use crate::agents::disk::Live;
+
+    /// A small random tree below a new temporary directory: directories,
+    /// files, `.git` as a directory and as a file, and links to files, to
+    /// directories and to nothing. Names share prefixes (`a`, `ab`).
+    fn random_tree(next: &mut impl FnMut(usize) -> usize) -> tempfile::TempDir {
+        let names = ["a", "ab", "b", ".git", "c d", "x.md", "A"];
+        let top = tempfile::tempdir().unwrap();
+        let mut dirs = vec![top.path().to_path_buf()];
+        for _ in 0..1 + next(14) {
+            let dir = dirs[next(dirs.len())].clone();
+            let path = dir.join(names[next(names.len())]);
+            if path.symlink_metadata().is_ok() {
+                continue;
+            }
+            match next(5) {
+                0 | 1 => {
+                    std::fs::create_dir(&path).unwrap();
+                    dirs.push(path);
+                }
+                2 | 3 => std::fs::write(&path, "x").unwrap(),
+                _ => {
+                    let target = if next(2) == 0 {
+                        dirs[next(dirs.len())].clone()
+                    } else {
+                        top.path().join("nowhere")
+                    };
+                    std::os::unix::fs::symlink(target, &path).unwrap();
+                }
+            }
+        }
+        top
+    }
+
+    /// Every file below `dir` as a walk that does not follow links and
+    /// does not enter `.git` directories finds them.
+    fn walked(dir: &Path, out: &mut BTreeSet<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            if path.symlink_metadata().unwrap().is_dir() {
+                if entry.file_name() != ".git" {
+                    walked(&path, out);
+                }
+            } else {
+                out.insert(path);
+            }
+        }
+    }
+
+    fn seeded() -> impl FnMut(usize) -> usize {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+            | 1;
+        eprintln!("seed {seed}");
+        let mut state = seed;
+        move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        }
+    }
+
+    /// A tree's files are what a walk that follows no link and skips
+    /// `.git` directories finds. Fails when a link to a directory, or a
+    /// `.git` directory, is entered, or a file is left out.
+    #[test]
+    fn files_are_what_a_walk_finds() {
+        let mut next = seeded();
+        for round in 0..60 {
+            let top = random_tree(&mut next);
+            let tree = Tree::of(top.path(), &Live).unwrap();
+            let mut expected = BTreeSet::new();
+            walked(&tree.dirs[0], &mut expected);
+            let mut found = Vec::new();
+            Files::of(&tree).each(|f| found.push(f.to_path_buf()));
+            let found_set: BTreeSet<PathBuf> = found.iter().cloned().collect();
+            assert_eq!(found.len(), found_set.len(), "round {round}: a file twice");
+            assert_eq!(found_set, expected, "round {round}");
+        }
+    }
+
+    /// `any_below` answers what a search of every file by its path's bytes
+    /// answers: below `base` when the path starts with `base` and a `/`
+    /// (or `base` ends in one), for bases in the tree, above it, beside
+    /// it and half a name long, with and without a trailing `/`. Fails
+    /// when a directory that holds such a file is passed over, or a file
+    /// not below `base` is matched.
+    #[test]
+    fn any_below_is_a_search_of_every_file() {
+        let mut next = seeded();
+        for round in 0..60 {
+            let top = random_tree(&mut next);
+            let tree = Tree::of(top.path(), &Live).unwrap();
+            let files = Files::of(&tree);
+            let mut every: Vec<Vec<u8>> = Vec::new();
+            files.each(|f| every.push(f.as_os_str().as_encoded_bytes().to_vec()));
+            let root = tree.dirs[0].as_os_str().as_encoded_bytes().to_vec();
+            let mut bases: Vec<Vec<u8>> = vec![b"/".to_vec(), root.clone()];
+            bases.extend(
+                tree.dirs
+                    .iter()
+                    .map(|d| d.as_os_str().as_encoded_bytes().to_vec()),
+            );
+            bases.extend(every.iter().cloned());
+            bases.extend(
+                tree.dirs[0]
+                    .ancestors()
+                    .map(|d| d.as_os_str().as_encoded_bytes().to_vec()),
+            );
+            for b in bases.clone() {
+                let mut slash = b.clone();
+                slash.push(b'/');
+                bases.push(slash);
+                bases.push(b[..b.len().saturating_sub(1).max(1)].to_vec());
+            }
+            bases.push([root.as_slice(), b"//a"].concat());
+            bases.push([root.as_slice(), b"/nowhere"].concat());
+            // A first component is let in when it is in this random half
+            // of the names (or always).
+            let open: Vec<bool> = (0..8).map(|_| next(2) == 0).collect();
+            let all = next(3) == 0;
+            let enter = |rel: &[u8]| {
+                let first = rel.split(|&b| b == b'/').next().unwrap_or_default();
+                all || open[first.iter().map(|&b| b as usize).sum::<usize>() % open.len()]
+            };
+            for base in &bases {
+                let below: BTreeSet<&[u8]> = every
+                    .iter()
+                    .filter_map(|f| {
+                        let rest = f.strip_prefix(base.as_slice())?;
+                        let rel = if base.ends_with(b"/") {
+                            rest
+                        } else {
+                            rest.strip_prefix(b"/")?
+                        };
+                        (!rel.is_empty() && enter(rel)).then_some(rel)
+                    })
+                    .collect();
+                let base_path = Path::new(OsStr::from_bytes(base));
+                let mut asked = BTreeSet::new();
+                let none = files.any_below(base_path, enter, |rel| {
+                    asked.insert(rel.to_vec());
+                    false
+                });
+                assert!(!none);
+                let asked: BTreeSet<&[u8]> = asked.iter().map(Vec::as_slice).collect();
+                assert_eq!(asked, below, "round {round}, base {base_path:?}");
+                for target in &below {
+                    assert!(
+                        files.any_below(base_path, enter, |rel| rel == *target),
+                        "round {round}, base {base_path:?}, {target:?}"
+                    );
+                }
+            }
+        }
+    }
 
     /// `shown_path` by bytes is what `Path::strip_prefix` gives, for every
     /// root and path made of a few parts (plain or not).
