@@ -339,7 +339,15 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
             for (i, (dir, found)) in some.iter().enumerate() {
                 assert_eq!(*dir, &every[i].cwd, "{agent:?}, case {case}, seed {seed}");
                 match found {
-                    agents::Shared::Own(context) => assert_eq!(context, &every[i]),
+                    agents::Shared::Own(measured) => {
+                        // The context but for its parts, which are measured.
+                        let mut alone = every[i].clone();
+                        let raw = alone.raw().map(|r| r.into_owned()).unwrap_or_default();
+                        alone.parts = Vec::new();
+                        assert_eq!(measured.context, alone);
+                        let sent = (raw.len(), promptinclude::tokenize::count(&raw));
+                        assert_eq!((measured.bytes, measured.tokens), sent);
+                    }
                     agents::Shared::As(owner) => {
                         shared[a] += 1;
                         // An ancestor, or an earlier sibling of one (or of

@@ -225,8 +225,8 @@ impl Tree {
 /// What the agent loads in one directory of a tree, from [`contexts_shared`].
 #[derive(Debug)]
 pub enum Shared {
-    /// The context computed there.
-    Own(AgentContext),
+    /// The context computed there, measured.
+    Own(Measured),
     /// The same root, files, limit and notes as the directory at this
     /// earlier index, whose context is [`Shared::Own`]: an ancestor, when
     /// the agent finds nothing more here and nothing it found there depends
@@ -243,8 +243,8 @@ pub enum Shared {
 /// first of them. Each agent's model decides, with the rules that make its
 /// context depend on the start directory (`Likeness`: `adds_nothing` in
 /// each module, Claude Code's `likeness`); where it cannot be sure, the
-/// context is computed. Levels of the tree are done one after another,
-/// each in parallel.
+/// context is computed, and [measured](Measured). Levels of the tree are
+/// done one after another, each in parallel.
 pub fn contexts_shared(
     agent: Agent,
     tree: &Tree,
@@ -285,7 +285,7 @@ pub fn contexts_shared(
                     _ => (p, p),
                 });
                 let owner = owner.and_then(|(p, o)| match &found[o] {
-                    Some(Shared::Own(context)) => Some((p, o, context)),
+                    Some(Shared::Own(measured)) => Some((p, o, &measured.context)),
                     _ => None,
                 });
                 let decision = match (model.as_ref(), owner) {
@@ -318,7 +318,7 @@ pub fn contexts_shared(
                 Decision::Compute => compute.push(i),
             }
         }
-        let done: Vec<(usize, Result<AgentContext, ContextError>)> = compute
+        let done: Vec<(usize, Result<Measured, ContextError>)> = compute
             .par_iter()
             .map(|&i| {
                 let start = Start {
@@ -327,17 +327,49 @@ pub fn contexts_shared(
                     env: &env,
                 };
                 let model = own.start(start.cwd, start.home);
-                (i, context_of(model.as_ref(), &start, disk))
+                let context = context_of(model.as_ref(), &start, disk);
+                (i, context.map(|c| Measured::of(c, disk)))
             })
             .collect();
-        for (i, context) in done {
-            found[i] = Some(Shared::Own(context?));
+        for (i, measured) in done {
+            found[i] = Some(Shared::Own(measured?));
         }
     }
     Ok(found
         .into_iter()
         .map(|s| s.expect("every level is done"))
         .collect())
+}
+
+/// A context with what it sends measured, and its [parts](AgentContext::parts)
+/// let go: a tree's chains send megabytes that nothing reads again once
+/// counted, and each one let go as soon as it is counted is memory the
+/// next one reuses (kept until the tree's chains were grouped, they were
+/// a fifth of `audit --agents`' page faults).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Measured {
+    /// The context, without its parts.
+    pub context: AgentContext,
+    /// The bytes of its [raw](AgentContext::raw) text (0 when it sends
+    /// nothing).
+    pub bytes: usize,
+    /// The tokens of that text.
+    pub tokens: usize,
+}
+
+impl Measured {
+    /// `context` measured, its tokens counted through `disk`.
+    pub fn of(mut context: AgentContext, disk: &dyn disk::Disk) -> Measured {
+        let (bytes, tokens) = context
+            .raw()
+            .map_or((0, 0), |raw| (raw.len(), disk.count_tokens(&raw)));
+        context.parts = Vec::new();
+        Measured {
+            context,
+            bytes,
+            tokens,
+        }
+    }
 }
 
 /// What [`contexts_shared`] does with one directory.

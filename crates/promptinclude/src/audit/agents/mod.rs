@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use crate::agents::disk::{Disk, Listings, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
-use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Shared, Tree};
+use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Measured, Shared, Tree};
 use crate::tokenize::Memo;
 pub use warnings::{AgentWarning, AgentWarningKind};
 
@@ -188,14 +188,14 @@ fn chains_of(
 ) -> AgentChains {
     let contexts = match agent_zero {
         Some(known) if agent == Agent::AgentZero && known.cwd == tree.dirs[0] => {
-            Ok(vec![Shared::Own(known.clone())])
+            Ok(vec![Shared::Own(Measured::of(known.clone(), disk))])
         }
         _ => contexts_shared(agent, tree, setup.home, setup.env, disk),
     };
     match contexts {
         Ok(contexts) => AgentChains {
             agent,
-            chains: group(&tree.dirs, contexts, disk),
+            chains: group(&tree.dirs, contexts),
             error: None,
         },
         Err(error) => AgentChains {
@@ -206,10 +206,11 @@ fn chains_of(
     }
 }
 
-/// Contexts with the same files, limit and notes make one chain; a
-/// directory given as an ancestor's ([`Shared::As`]) is on its chain.
-/// `contexts` are those of the first of `dirs`.
-fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<Chain> {
+/// Contexts with the same files, limit and notes make one chain (sending
+/// what the first of them sends); a directory given as an ancestor's
+/// ([`Shared::As`]) is on its chain. `contexts` are those of the first of
+/// `dirs`.
+fn group(dirs: &[PathBuf], contexts: Vec<Shared>) -> Vec<Chain> {
     // Chains by a hash of what makes them one (Fx, not cloned: most
     // contexts start a chain of their own), compared in full on a match.
     let fingerprint = |c: &AgentContext| {
@@ -224,17 +225,20 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
     let mut index: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     let mut chain_of: Vec<usize> = Vec::with_capacity(contexts.len());
     for (dir, shared) in dirs.iter().cloned().zip(contexts) {
-        let context = match shared {
+        let measured = match shared {
             Shared::As(owner) => {
                 let chain = chain_of[owner];
                 chains[chain].dirs.push(dir);
                 chain_of.push(chain);
                 continue;
             }
-            Shared::Own(context) => context,
+            Shared::Own(measured) => measured,
         };
-        let alike = index.entry(fingerprint(&context)).or_default();
-        match alike.iter().find(|&&i| same(&chains[i].context, &context)) {
+        let alike = index.entry(fingerprint(&measured.context)).or_default();
+        match alike
+            .iter()
+            .find(|&&i| same(&chains[i].context, &measured.context))
+        {
             Some(&i) => {
                 chains[i].dirs.push(dir);
                 chain_of.push(i);
@@ -245,25 +249,13 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>, disk: &Remembered<'_>) -> Vec<
                 chains.push(Chain {
                     start: dir.clone(),
                     dirs: vec![dir],
-                    bytes: 0,
-                    tokens: 0,
-                    context,
+                    bytes: measured.bytes,
+                    tokens: measured.tokens,
+                    context: measured.context,
                 });
             }
         }
     }
-    // Each chain's text is counted once, the chains in parallel; their
-    // texts repeat the same files in other framings, which the memo counts
-    // once. Then it is let go: the chains of a tree send megabytes, and a
-    // batch keeps its trees until they are written (letting the texts go
-    // here took a sixteenth off `audit --agents` over W5).
-    chains.par_iter_mut().for_each(|chain| {
-        if let Some(raw) = chain.context.raw() {
-            chain.bytes = raw.len();
-            chain.tokens = disk.count_tokens(&raw);
-        }
-        chain.context.parts = Vec::new();
-    });
     chains
 }
 
