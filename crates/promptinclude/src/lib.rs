@@ -64,6 +64,8 @@ pub mod rootname;
 mod scan;
 pub mod shard;
 mod sys;
+#[cfg(test)]
+mod test_rng;
 pub mod trust;
 mod visible;
 

@@ -516,18 +516,7 @@ mod tests {
     /// head it does not have.
     #[test]
     fn heads_leave_out_only_files_no_pattern_matches() {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-            | 1;
-        eprintln!("seed {seed}");
-        let mut state = seed;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::test_rng::seeded();
         let names = [
             "src",
             "SRC",
@@ -590,7 +579,7 @@ mod tests {
                 assert_eq!(
                     with.any_below(base, &files),
                     every.any_below(base, &files),
-                    "seed {seed}, round {round}, {syntax:?}, {chosen:?}, {paths:?}"
+                    "round {round}, {syntax:?}, {chosen:?}, {paths:?}"
                 );
             }
         }

@@ -518,27 +518,12 @@ mod tests {
         }
     }
 
-    fn seeded() -> impl FnMut(usize) -> usize {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-            | 1;
-        eprintln!("seed {seed}");
-        let mut state = seed;
-        move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        }
-    }
-
     /// A tree's files are what a walk that follows no link and skips
     /// `.git` directories finds. Fails when a link to a directory, or a
     /// `.git` directory, is entered, or a file is left out.
     #[test]
     fn files_are_what_a_walk_finds() {
-        let mut next = seeded();
+        let mut next = crate::test_rng::seeded();
         for round in 0..60 {
             let top = random_tree(&mut next);
             let tree = Tree::of(top.path(), &Live).unwrap();
@@ -560,7 +545,7 @@ mod tests {
     /// not below `base` is matched.
     #[test]
     fn any_below_is_a_search_of_every_file() {
-        let mut next = seeded();
+        let mut next = crate::test_rng::seeded();
         for round in 0..60 {
             let top = random_tree(&mut next);
             let tree = Tree::of(top.path(), &Live).unwrap();
