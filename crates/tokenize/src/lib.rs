@@ -69,7 +69,7 @@ mod memo;
 pub use long::LONG_PIECE;
 #[doc(hidden)]
 pub use memo::{chunk_bounds, MemoStats};
-pub use memo::{Memo, MEMO_LIMIT};
+pub use memo::{Memo, Split, MEMO_LIMIT};
 
 /// Texts at least this long (bytes) are counted by [`count_large`] from [`count`].
 pub const PARALLEL_MIN: usize = 512 * 1024;

@@ -29,12 +29,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
 
 /// Texts shorter than this (bytes) are counted directly by [`Memo::count`]:
-/// cutting and looking up would cost about as much as counting. (Counting
-/// takes some 70 instructions a byte, a lookup a few hundred a chunk: at
-/// 256, short rule files, counted once for every chain that sends them,
-/// cost 2% more of an `audit --agents` run's instructions on the W5
-/// benchmark.)
-const MEMO_MIN: usize = 64;
+/// looking up would cost about as much as counting. (Counting takes some 70
+/// instructions a byte, a lookup a few hundred a chunk. The threshold was
+/// 64 while whole chain texts were counted here; now that a chain's framing
+/// is counted apart from its files' texts ([`Memo::count_split`]), it is
+/// mostly short pieces that repeat: a file's last line and the framing
+/// after it.)
+const MEMO_MIN: usize = 16;
 
 /// Chunks longer than this (bytes; possible only where the text has no
 /// line-start cut for that long) are counted but not remembered.
@@ -84,6 +85,23 @@ impl Default for Memo {
     }
 }
 
+/// A text's count, and the count of its middle: from its first cut to its
+/// last ([`Memo::count_split`]).
+///
+/// The cuts ([`is_cut`]) are strictly inside the text, and `is_cut` looks
+/// only at the bytes on either side of a position, so they are cuts of any
+/// text this one is placed in: where it starts at `s` in
+/// `outer`, `count(outer)` is `count(&outer[..s + first])`, plus `middle`'s
+/// tokens, plus `count(&outer[s + last..])`, whatever surrounds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// `count(text)`.
+    pub tokens: usize,
+    /// The first and last cut (`0 < first <= last < text.len()`) and
+    /// `count(&text[first..last])`; `None` when the text has no cut.
+    pub middle: Option<(usize, usize, usize)>,
+}
+
 /// What a [`Memo`] has done so far; for tests and measurements.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -116,54 +134,82 @@ impl Memo {
         }
     }
 
+    /// [`Memo::count`], with the count of the text between its first and
+    /// last cut ([`is_cut`]), where it has one: a text placed inside another
+    /// (a file in the framing an agent sends it in) is split there from
+    /// what surrounds it, whatever that is, so the other text's count is
+    /// this one's middle plus the counts of the rest (see [`Split`]). The
+    /// first and last cuts are mostly a word from either end, so the rest
+    /// is short, and the same wherever the text is placed again.
+    pub fn count_split(&self, text: &str) -> Split {
+        let tokens = self.count(text);
+        let first = (1..text.len()).find(|&p| is_cut(text, p));
+        let middle = first.map(|first| {
+            let last = (first..text.len())
+                .rev()
+                .find(|&p| is_cut(text, p))
+                .unwrap_or(first);
+            let rest = self.count(&text[..first]) + self.count(&text[last..]);
+            (first, last, tokens - rest)
+        });
+        Split { tokens, middle }
+    }
+
     /// Exactly [`count(text)`](crate::count), from remembered chunk counts
     /// where it can.
     pub fn count(&self, text: &str) -> usize {
         if text.len() < MEMO_MIN {
             return self.direct(text);
         }
-        let bounds = chunk_bounds(text);
-        if bounds.len() <= 2 {
-            // No line-start cut: one chunk, nothing to share.
-            return self.direct(text);
-        }
+        // A text with no cut is one chunk: remembered too, as the end of a
+        // file with the framing after it recurs in every chain that sends
+        // the file.
+        self.chunk_counts(text, &chunk_bounds(text)).iter().sum()
+    }
+
+    /// The count of each chunk of `text` between `bounds`.
+    fn chunk_counts(&self, text: &str, bounds: &[usize]) -> Vec<usize> {
         let chunks = bounds.windows(2).map(|w| &text[w[0]..w[1]]);
 
-        // Look every chunk up under one read lock.
-        let mut total = 0;
+        // Look every chunk up under one read lock (a miss is counted 0 for
+        // now, and its index kept).
+        let mut found = Vec::with_capacity(bounds.len() - 1);
         let mut hit_bytes = 0;
-        let mut misses: Vec<&str> = Vec::new();
+        let mut misses: Vec<(usize, &str)> = Vec::new();
         {
             let counts = self.counts.read().unwrap_or_else(PoisonError::into_inner);
-            for chunk in chunks {
+            for (i, chunk) in chunks.enumerate() {
                 match counts.map.get(chunk) {
                     Some(&n) => {
-                        total += n as usize;
+                        found.push(n as usize);
                         hit_bytes += chunk.len();
                     }
-                    None => misses.push(chunk),
+                    None => {
+                        found.push(0);
+                        misses.push((i, chunk));
+                    }
                 }
             }
         }
         self.hit_bytes.fetch_add(hit_bytes, Ordering::Relaxed);
         if misses.is_empty() {
-            return total;
+            return found;
         }
 
         // Count the rest outside the lock (on the rayon pool when there is
         // as much as `count` itself would split).
-        let miss_bytes: usize = misses.iter().map(|c| c.len()).sum();
+        let miss_bytes: usize = misses.iter().map(|(_, c)| c.len()).sum();
         self.miss_bytes.fetch_add(miss_bytes, Ordering::Relaxed);
         let counted: Vec<usize> = if miss_bytes >= PARALLEL_MIN && misses.len() > 1 {
-            misses.par_iter().map(|c| count(c)).collect()
+            misses.par_iter().map(|(_, c)| count(c)).collect()
         } else {
-            misses.iter().map(|c| count(c)).collect()
+            misses.iter().map(|(_, c)| count(c)).collect()
         };
-        total += counted.iter().sum::<usize>();
 
         // Remember them under one write lock, while there is room.
         let mut counts = self.counts.write().unwrap_or_else(PoisonError::into_inner);
-        for (chunk, n) in misses.into_iter().zip(counted) {
+        for ((i, chunk), n) in misses.into_iter().zip(counted) {
+            found[i] = n;
             let cost = chunk.len() + ENTRY_OVERHEAD;
             if chunk.len() > KEEP_MAX || counts.bytes + cost > self.limit {
                 continue;
@@ -177,7 +223,7 @@ impl Memo {
             counts.map.insert(chunk.into(), n as u32);
             counts.bytes += cost;
         }
-        total
+        found
     }
 
     /// What this memo has done so far.

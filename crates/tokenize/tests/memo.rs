@@ -199,6 +199,38 @@ fn memo_counts_equal_count_on_one_thread_and_many() {
     );
 }
 
+/// A text's middle is split from any framing around it exactly: the
+/// framing's text before the middle, the middle's count and the text after
+/// it add up to the whole's count. Fails when a boundary is not a cut in
+/// every framing, or the middle's count is off.
+#[test]
+fn a_split_middle_adds_up_in_any_framing() {
+    let mut rng = Rng::new(fresh_seed("PROMPTINCLUDE_TOKENIZE_MEMO_SEED"));
+    let pool = pool(&mut rng);
+    let memo = Memo::new();
+    let mut split = 0;
+    for _ in 0..iterations(2000) {
+        let t = text(&mut rng, &pool);
+        let s = memo.count_split(&t);
+        assert_eq!(s.tokens, count(&t), "{t:?}");
+        let Some((first, last, middle)) = s.middle else {
+            continue;
+        };
+        split += 1;
+        assert!(0 < first && first <= last && last < t.len(), "{t:?}");
+        assert_eq!(middle, count(&t[first..last]), "{t:?}");
+        let (before, after) = (text(&mut rng, &pool), text(&mut rng, &pool));
+        let outer = format!("{before}{t}{after}");
+        let at = before.len();
+        assert_eq!(
+            count(&outer),
+            count(&outer[..at + first]) + middle + count(&outer[at + last..]),
+            "{before:?} + {t:?} + {after:?}"
+        );
+    }
+    assert!(split > 0, "no text was split");
+}
+
 #[test]
 fn a_full_memo_still_counts_exactly() {
     // Small limits: the memo fills up after a few chunks and then only

@@ -132,10 +132,7 @@ pub fn from_scan(cwd: PathBuf, result: &ScanResult, section: String) -> AgentCon
     let parts = if section.is_empty() {
         Vec::new()
     } else {
-        vec![Part {
-            place: Place::SystemPrompt,
-            text: section,
-        }]
+        vec![Part::new(Place::SystemPrompt, section)]
     };
     AgentContext {
         agent: Agent::AgentZero,

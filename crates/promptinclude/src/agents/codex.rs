@@ -39,7 +39,8 @@ use std::path::{Path, PathBuf};
 
 use super::disk::{absent_below, derived, joined, Disk, Live};
 use super::{
-    Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
+    Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, PartWriter, Place, Role,
+    Skip,
 };
 
 /// The Codex CLI version this model reproduces (`tests/agents/package.json`).
@@ -134,33 +135,30 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     let message = (global.is_some() || !parts.is_empty()).then(|| {
         // Sized first: growing it would copy the files' texts again and again.
         let len = global.as_ref().map_or(0, String::len)
-            + parts.iter().map(|p| p.len() + 2).sum::<usize>()
+            + parts.iter().map(|(p, _)| p.len() + 2).sum::<usize>()
             + cwd.as_os_str().len()
             + 96;
-        let mut text = String::with_capacity(len);
-        text.push_str("# AGENTS.md instructions");
+        let mut text = PartWriter::with_capacity(len);
+        text.push("# AGENTS.md instructions");
         if !parts.is_empty() {
-            text.push_str(" for ");
-            text.push_str(&cwd.to_string_lossy());
+            text.push(" for ");
+            text.push(&cwd.to_string_lossy());
         }
-        text.push_str("\n\n<INSTRUCTIONS>\n");
+        text.push("\n\n<INSTRUCTIONS>\n");
         if let Some(global) = &global {
-            text.push_str(global);
+            text.push(global);
             if !parts.is_empty() {
-                text.push_str("\n\n--- project-doc ---\n\n");
+                text.push("\n\n--- project-doc ---\n\n");
             }
         }
-        for (k, part) in parts.iter().enumerate() {
+        for (k, (part, tokens)) in parts.iter().enumerate() {
             if k > 0 {
-                text.push_str("\n\n");
+                text.push("\n\n");
             }
-            text.push_str(part);
+            text.push_counted(part, *tokens);
         }
-        text.push_str("\n</INSTRUCTIONS>");
-        Part {
-            place: Place::UserMessage,
-            text,
-        }
+        text.push("\n</INSTRUCTIONS>");
+        text.finish(Place::UserMessage)
     });
     Ok(AgentContext {
         agent: Agent::Codex,
@@ -409,7 +407,7 @@ fn project_texts(
     remaining: &mut u64,
     files: &mut Vec<ContextFile>,
     notes: &mut Vec<String>,
-) -> Vec<String> {
+) -> Vec<(String, crate::tokenize::Split)> {
     let dirs: Vec<&Path> = match root {
         Some(root) => {
             let mut dirs: Vec<&Path> = cwd.ancestors().take_while(|d| *d != root).collect();
@@ -471,8 +469,9 @@ fn project_texts(
         } else {
             Outcome::Loaded
         };
-        outcomes.push((outcome, disk.count_tokens(&text)));
-        parts.push(text);
+        let tokens = disk.count_split(&text);
+        outcomes.push((outcome, tokens.tokens));
+        parts.push((text, tokens));
     }
     let mut outcomes = outcomes.into_iter();
     emit(files, &chosen, |_| {

@@ -55,6 +55,11 @@ pub trait Disk: Sync {
     fn count_tokens(&self, text: &str) -> usize {
         crate::tokenize::count(text)
     }
+    /// [`Disk::count_tokens`], with the count of the text's middle
+    /// ([`Split`](crate::tokenize::Split)).
+    fn count_split(&self, text: &str) -> crate::tokenize::Split {
+        crate::tokenize::Memo::with_limit(0).count_split(text)
+    }
     /// The names a lookup in the directory `dir` can find, when that is
     /// known without asking (`None` when not): a name that is not among
     /// them is [not there](absent_from), nor anything below it. A
@@ -839,6 +844,9 @@ impl Disk for Remembered<'_> {
     fn count_tokens(&self, text: &str) -> usize {
         self.counts.count(text)
     }
+    fn count_split(&self, text: &str) -> crate::tokenize::Split {
+        self.counts.count_split(text)
+    }
     fn exact_listing(&self, dir: &Path) -> Option<Listing> {
         if is_plain(key(dir)) {
             self.listing_known(dir)
@@ -938,6 +946,9 @@ impl Disk for Confined<'_> {
     }
     fn count_tokens(&self, text: &str) -> usize {
         self.inner.count_tokens(text)
+    }
+    fn count_split(&self, text: &str) -> crate::tokenize::Split {
+        self.inner.count_split(text)
     }
 }
 

@@ -242,28 +242,28 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         sections.push(format!(
             "<user_project_memory>\n--- Private Project Memory Index (private, not committed to repo) ---\n{memory_text}\n--- End Private Project Memory Index ---\n</user_project_memory>"
         ));
-        parts.push(Part {
-            place: Place::SystemInstruction,
-            text: format!(
+        parts.push(Part::new(
+            Place::SystemInstruction,
+            format!(
                 "---\n\n<loaded_context>\n{}\n</loaded_context>",
                 sections.join("\n")
             ),
-        });
+        ));
     } else if !global_text.is_empty() {
-        parts.push(Part {
-            place: Place::SystemInstruction,
-            text: format!(
+        parts.push(Part::new(
+            Place::SystemInstruction,
+            format!(
                 "{}{global_text}\n</loaded_context>",
                 instructions_header(&settings.names)
             ),
-        });
+        ));
     }
     let project_text = js_trim(&project_text);
     if !project_text.is_empty() {
-        parts.push(Part {
-            place: Place::UserMessage,
-            text: format!("<loaded_context>\n<project_context>\n{project_text}\n</project_context>\n</loaded_context>"),
-        });
+        parts.push(Part::new(
+            Place::UserMessage,
+            format!("<loaded_context>\n<project_context>\n{project_text}\n</project_context>\n</loaded_context>"),
+        ));
     }
     sent_files.extend(files);
     Ok(AgentContext {

@@ -360,9 +360,12 @@ pub struct Measured {
 impl Measured {
     /// `context` measured, its tokens counted through `disk`.
     pub fn of(mut context: AgentContext, disk: &dyn disk::Disk) -> Measured {
-        let (bytes, tokens) = context
-            .raw()
-            .map_or((0, 0), |raw| (raw.len(), disk.count_tokens(&raw)));
+        let (bytes, tokens) = match context.parts.as_slice() {
+            [one] => (one.text.len(), one.tokens(disk)),
+            _ => context
+                .raw()
+                .map_or((0, 0), |raw| (raw.len(), disk.count_tokens(&raw))),
+        };
         context.parts = Vec::new();
         Measured {
             context,
@@ -695,6 +698,88 @@ pub struct Part {
     pub place: Place,
     /// Byte for byte what is sent, framing included.
     pub text: String,
+    /// The stretches of `text` that are a file's text whose tokens the
+    /// model counted, in order ([`Part::tokens`] sums them).
+    pub(crate) counted: Vec<Counted>,
+}
+
+/// A stretch of a [`Part`]'s text: one placed at `start` whose count
+/// ([`Split`](crate::tokenize::Split)) is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Counted {
+    start: usize,
+    tokens: crate::tokenize::Split,
+}
+
+impl Part {
+    /// A part with no counted stretch.
+    pub(crate) fn new(place: Place, text: String) -> Part {
+        Part {
+            place,
+            text,
+            counted: Vec::new(),
+        }
+    }
+
+    /// The tokens of `text` (exactly `tokenize::count(&self.text)`),
+    /// counted through `disk` but for the middle of each counted stretch,
+    /// whose tokens are known ([`Split`](crate::tokenize::Split) says why
+    /// that is exact): a chain's text is mostly its files' texts, counted
+    /// already, and counting it again walked every byte.
+    pub fn tokens(&self, disk: &dyn disk::Disk) -> usize {
+        let mut total = 0;
+        // Counted up to here.
+        let mut from = 0;
+        for c in &self.counted {
+            let Some((first, last, middle)) = c.tokens.middle else {
+                continue;
+            };
+            let (first, last) = (c.start + first, c.start + last);
+            total += disk.count_tokens(&self.text[from..first]) + middle;
+            from = last;
+        }
+        total + disk.count_tokens(&self.text[from..])
+    }
+}
+
+/// A [`Part`]'s text as a model writes it, keeping where the file texts
+/// whose tokens it knows go.
+pub(crate) struct PartWriter {
+    text: String,
+    counted: Vec<Counted>,
+}
+
+impl PartWriter {
+    /// An empty text with room for `bytes`.
+    pub(crate) fn with_capacity(bytes: usize) -> PartWriter {
+        PartWriter {
+            text: String::with_capacity(bytes),
+            counted: Vec::new(),
+        }
+    }
+
+    /// Appends framing.
+    pub(crate) fn push(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
+    /// Appends a text counted on its own as `tokens` says.
+    pub(crate) fn push_counted(&mut self, text: &str, tokens: crate::tokenize::Split) {
+        self.counted.push(Counted {
+            start: self.text.len(),
+            tokens,
+        });
+        self.text.push_str(text);
+    }
+
+    /// The part, going to `place`.
+    pub(crate) fn finish(self, place: Place) -> Part {
+        Part {
+            place,
+            text: self.text,
+            counted: self.counted,
+        }
+    }
 }
 
 /// What an agent loads when started in a directory.
@@ -818,6 +903,65 @@ impl std::error::Error for ContextError {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+
+    use super::{disk, PartWriter, Place};
+
+    /// A part's tokens summed over its counted stretches are its text's
+    /// count, whatever framing is around them (blank lines, spaces, words
+    /// and digits running on across the seams, text outside ASCII), with a
+    /// memo and without. Fails when a stretch is split where its framing
+    /// runs into it.
+    #[test]
+    fn a_part_counted_in_stretches_is_counted_exactly() {
+        let mut next = crate::test_rng::seeded();
+        let pieces = [
+            "\n",
+            "\n\n",
+            " ",
+            "  ",
+            "\t",
+            "word",
+            "Word",
+            "'s",
+            "123",
+            "4",
+            ".",
+            "## ",
+            "- rule: keep it short",
+            "\u{00e9}t\u{00e9}",
+            "\u{4e2d}\u{6587}",
+            "\u{1f600}",
+            "\r\n",
+            "x",
+            "ab cd",
+            "}\n",
+        ];
+        let remembered = disk::Remembered::over(&disk::Live);
+        let text = |next: &mut dyn FnMut(usize) -> usize| -> String {
+            (0..next(12)).map(|_| pieces[next(pieces.len())]).collect()
+        };
+        for round in 0..2000 {
+            let on: &dyn disk::Disk = if round % 2 == 0 {
+                &disk::Live
+            } else {
+                &remembered
+            };
+            let mut part = PartWriter::with_capacity(0);
+            for _ in 0..1 + next(4) {
+                part.push(&text(&mut next));
+                let stretch = text(&mut next);
+                part.push_counted(&stretch, on.count_split(&stretch));
+            }
+            part.push(&text(&mut next));
+            let part = part.finish(Place::SystemPrompt);
+            assert_eq!(
+                part.tokens(on),
+                crate::tokenize::count(&part.text),
+                "round {round}: {:?}",
+                part.text
+            );
+        }
+    }
 
     /// `is_below` by bytes is `Path::starts_with`, for every pair of paths
     /// made of a few parts (plain or not).

@@ -24,7 +24,10 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::disk::{absent_below, derived, Disk, Listing, Live};
-use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
+use super::{
+    Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip,
+};
+use crate::tokenize::Split;
 
 /// The pi version this model reproduces (`tests/pi/package.json`).
 pub const VERSION: &str = "0.73.1";
@@ -73,7 +76,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         &mut files,
         &mut notes,
     ) {
-        let tokens = disk.count_tokens(&text);
+        let tokens = disk.count_split(&text);
         seen.insert(path.clone());
         sent.push(Sent { path, text, tokens });
     }
@@ -99,7 +102,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
                 f.outcome == Outcome::Loaded && f.path.as_os_str() == found.path.as_str()
             })?;
             let mut file = files.remove(index);
-            file.tokens = found.tokens;
+            file.tokens = found.tokens.tokens;
             Some(file)
         })
         .collect();
@@ -110,22 +113,21 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             .iter()
             .map(|s| s.path.len() + s.text.len() + 7)
             .sum::<usize>();
-        let mut text = String::with_capacity(HEADER.len() + len);
-        text.push_str(HEADER);
+        let mut text = PartWriter::with_capacity(HEADER.len() + len);
+        text.push(HEADER);
         for Sent {
             path,
             text: content,
-            ..
+            tokens,
         } in &sent
         {
-            for piece in ["## ", path, "\n\n", content, "\n\n"] {
-                text.push_str(piece);
+            for piece in ["## ", path, "\n\n"] {
+                text.push(piece);
             }
+            text.push_counted(content, *tokens);
+            text.push("\n\n");
         }
-        Part {
-            place: Place::SystemPrompt,
-            text,
-        }
+        text.finish(Place::SystemPrompt)
     });
     Ok(AgentContext {
         agent: Agent::Pi,
@@ -158,7 +160,7 @@ pub(crate) fn adds_nothing(start: &Start<'_>, disk: &dyn Disk) -> bool {
 struct Sent {
     path: String,
     text: Arc<str>,
-    tokens: usize,
+    tokens: Split,
 }
 
 /// What one directory on the way up gives pi: the same for every start
@@ -190,7 +192,7 @@ fn dir_file(disk: &dyn Disk, dir: &Path) -> Arc<DirFile> {
             &mut notes,
         );
         let sent = found.map(|(path, text)| Sent {
-            tokens: disk.count_tokens(&text),
+            tokens: disk.count_split(&text),
             path,
             text,
         });

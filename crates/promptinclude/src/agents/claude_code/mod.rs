@@ -41,8 +41,10 @@ use rustc_hash::FxHashSet;
 use super::disk::{absent_below, derived, joined, Disk, EntryType, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
-    Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, Part, Place, Role, Skip,
+    Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place, Role,
+    Skip,
 };
+use crate::tokenize::Split;
 
 /// The Claude Code version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "2.1.332";
@@ -226,7 +228,7 @@ struct Item {
     /// What it says (its parse, shared by every start that loads it).
     parsed: Arc<markdown::Parsed>,
     /// The tokens of its text as sent.
-    tokens: usize,
+    tokens: Split,
     bytes: u64,
     parent: Option<PathBuf>,
 }
@@ -235,7 +237,7 @@ struct Item {
 /// the starts that load it.
 struct Parse {
     parsed: Arc<markdown::Parsed>,
-    tokens: usize,
+    tokens: Split,
 }
 
 /// One walk's state: the paths taken, what became of files not sent.
@@ -565,7 +567,7 @@ impl<'a> Walk<'a> {
         let read = derived(self.disk, "claude-code markdown", path, || {
             let parsed = markdown::parse(&super::lossy(&bytes), true);
             Parse {
-                tokens: self.disk.count_tokens(js_trim(&parsed.content)),
+                tokens: self.disk.count_split(js_trim(&parsed.content)),
                 parsed: Arc::new(parsed),
             }
         });
@@ -766,25 +768,23 @@ fn finish(
             .iter()
             .map(|i| i.path.as_os_str().len() + js_trim(&i.parsed.content).len() + 128)
             .sum::<usize>();
-        let mut text = String::with_capacity(HEADER.len() + 64 + len);
-        text.push_str("<system-reminder>\n");
-        text.push_str(HEADER);
-        text.push_str("\n\n");
+        let mut text = PartWriter::with_capacity(HEADER.len() + 64 + len);
+        text.push("<system-reminder>\n");
+        text.push(HEADER);
+        text.push("\n\n");
         for (k, i) in items.iter().enumerate() {
             if k > 0 {
-                text.push_str("\n\n");
+                text.push("\n\n");
             }
-            text.push_str("Contents of ");
-            text.push_str(&i.path.to_string_lossy());
-            text.push_str(i.kind.suffix());
-            text.push_str(":\n\n");
-            text.push_str(js_trim(&i.parsed.content));
+            text.push("Contents of ");
+            text.push(&i.path.to_string_lossy());
+            text.push(i.kind.suffix());
+            text.push(":\n\n");
+            // `tokens` counts this text.
+            text.push_counted(js_trim(&i.parsed.content), i.tokens);
         }
-        text.push_str("\n</system-reminder>");
-        Part {
-            place: Place::UserMessage,
-            text,
-        }
+        text.push("\n</system-reminder>");
+        text.finish(Place::UserMessage)
     });
     let mut files: Vec<ContextFile> = items
         .iter()
@@ -792,7 +792,7 @@ fn finish(
             path: i.path.clone(),
             role: i.kind.role(),
             bytes: Some(i.bytes),
-            tokens: i.tokens,
+            tokens: i.tokens.tokens,
             outcome: Outcome::Loaded,
             parent: i.parent.clone(),
         })
