@@ -696,13 +696,21 @@ fn duplicates_are_the_same_text_sent_twice() {
 
 #[test]
 fn over_recommended_is_past_claude_codes_warning() {
+    // Measured in UTF-16 code units, as JavaScript's `length`: a character
+    // past U+FFFF is two, one from U+0080 to U+FFFF is one (two bytes of
+    // UTF-8 here).
     let repo = Repo::new();
     repo.write("CLAUDE.md", &"x".repeat(40_001))
-        .write("ok/CLAUDE.md", &"y".repeat(40_000));
+        .write("ok/CLAUDE.md", &"y".repeat(40_000))
+        .write("emoji/CLAUDE.md", &"\u{1f600}".repeat(20_001))
+        .write("wide/CLAUDE.md", &"\u{e9}".repeat(40_000));
     let tree = repo.audit(&[Agent::ClaudeCode]);
     assert_eq!(
         of_kind(&tree, AgentWarningKind::OverRecommended),
-        [("claude-code", "CLAUDE.md".to_string())]
+        [
+            ("claude-code", "CLAUDE.md".to_string()),
+            ("claude-code", "emoji/CLAUDE.md".to_string())
+        ]
     );
 }
 

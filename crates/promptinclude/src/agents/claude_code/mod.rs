@@ -56,10 +56,30 @@ pub const VERSION: &str = "2.1.332";
 /// for the 200k-token models.
 pub const RECOMMENDED_MAX_CHARS: usize = 40_000;
 
-/// The length Claude Code measures a file's text by against
-/// [`RECOMMENDED_MAX_CHARS`]: UTF-16 code units of the text it loads.
-pub fn measured_chars(text: &str) -> usize {
-    markdown::parse(text, false).content.encode_utf16().count()
+/// The length Claude Code measures the file at `path` by against
+/// [`RECOMMENDED_MAX_CHARS`]: UTF-16 code units of the text it loads. Read
+/// and parsed through `disk` as the model does it (so a file the model
+/// loaded through the same `disk` is not parsed again); `None` when it
+/// cannot be read.
+pub fn measured_chars(disk: &dyn Disk, path: &Path) -> Option<usize> {
+    let bytes = disk.read(path).ok()?;
+    let content = &parse(disk, path, &bytes).parsed.content;
+    // UTF-16 code units: one per character, two for one past U+FFFF (whose
+    // UTF-8 starts with a byte from 0xF0).
+    Some(content.chars().count() + content.bytes().filter(|&b| b >= 0xF0).count())
+}
+
+/// The parse of the file at `path`, whose bytes are `bytes`, and the tokens
+/// of the text it sends: found once (through `disk`) for all the starts
+/// that load it.
+fn parse(disk: &dyn Disk, path: &Path, bytes: &[u8]) -> Arc<Parse> {
+    derived(disk, "claude-code markdown", path, || {
+        let parsed = markdown::parse(&super::lossy(bytes), true);
+        Parse {
+            tokens: disk.count_split(js_trim(&parsed.content)),
+            parsed: Arc::new(parsed),
+        }
+    })
 }
 
 /// The largest file Claude Code reads as instructions.
@@ -564,13 +584,7 @@ impl<'a> Walk<'a> {
         }
         // A file is decoded, parsed and counted once for all the starts
         // that load it.
-        let read = derived(self.disk, "claude-code markdown", path, || {
-            let parsed = markdown::parse(&super::lossy(&bytes), true);
-            Parse {
-                tokens: self.disk.count_split(js_trim(&parsed.content)),
-                parsed: Arc::new(parsed),
-            }
-        });
+        let read = parse(self.disk, path, &bytes);
         let parsed = &read.parsed;
         if js_trim(&parsed.content).is_empty() {
             self.skip(path, kind, Some(len), parent, Skip::Blank);

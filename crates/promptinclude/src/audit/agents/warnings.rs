@@ -512,12 +512,9 @@ fn over_recommended<'a>(
 ) {
     let max = claude_code::RECOMMENDED_MAX_CHARS;
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
-        let chars = measured.entry(bytes(&f.path)).or_insert_with(|| {
-            let bytes = disk.read(&f.path).ok()?;
-            Some(claude_code::measured_chars(&String::from_utf8_lossy(
-                &bytes,
-            )))
-        });
+        let chars = measured
+            .entry(bytes(&f.path))
+            .or_insert_with(|| claude_code::measured_chars(disk, &f.path));
         let Some(chars) = *chars else {
             continue;
         };
