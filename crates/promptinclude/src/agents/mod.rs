@@ -450,10 +450,19 @@ pub(crate) fn is_below(path: &Path, dir: &Path) -> bool {
         path.as_os_str().as_encoded_bytes(),
         dir.as_os_str().as_encoded_bytes(),
     );
-    if disk::is_plain(p) && disk::is_plain(d) {
-        p.starts_with(d) && p.get(d.len()).is_none_or(|&b| b == b'/')
-    } else {
-        path.starts_with(dir)
+    if !disk::is_plain(d) {
+        return path.starts_with(dir);
+    }
+    // `dir`'s parts are plain, and `path` has the same bytes up to `same`:
+    // its parts are `dir`'s up to there. Past it, `path` is below `dir`
+    // when `dir` ends there and `path` goes on with a separator; else only
+    // where `path` has an empty or `.` part (`//`, `/./`) where `dir`
+    // starts its next part, which `Path` skips: asked of `Path` then.
+    let same = p.iter().zip(d).take_while(|(a, b)| a == b).count();
+    match (d.get(same), p.get(same)) {
+        (None, None | Some(b'/')) => true,
+        (Some(_), Some(b'/' | b'.')) if same > 0 && d[same - 1] == b'/' => path.starts_with(dir),
+        _ => false,
     }
 }
 
