@@ -369,14 +369,16 @@ impl<'a> Files<'a> {
 /// else as it is; borrowed from `path` where it can be (a report names
 /// thousands of paths).
 pub fn shown_path<'a>(root: &Path, path: &'a Path) -> Cow<'a, str> {
-    // By bytes where both are plain paths (every path of a tree the
-    // agents name): `Path::strip_prefix` parses components.
+    // By bytes where the path is the root's bytes and a plain rest (every
+    // path of a tree the agents name): `Path::strip_prefix` parses
+    // components. A separator after the root's bytes starts new parts
+    // whatever the root's are, so its parts are the root's and the rest's.
     use crate::agents::disk::is_plain;
     let (whole, from) = (
         path.as_os_str().as_encoded_bytes(),
         root.as_os_str().as_encoded_bytes(),
     );
-    if let Some(rest) = whole.strip_prefix(from).filter(|_| is_plain(from)) {
+    if let Some(rest) = whole.strip_prefix(from).filter(|_| !from.is_empty()) {
         if rest.is_empty() {
             return Cow::Borrowed(".");
         }
