@@ -161,6 +161,20 @@ struct Packed {
     /// names in every directory above each start, and those include
     /// directories of hundreds of entries (`/tmp`, `~/src`).
     by_name: OnceLock<Box<[u32]>>,
+    /// The [`name_bit`] of every name: a name whose bit is not set is not
+    /// listed. The models look a handful of names up in every directory,
+    /// and most are not there: this answers most lookups without a search.
+    name_bits: u64,
+}
+
+/// One of 64 bits for a name, from its length and its first and last bytes
+/// (which tell apart the names the models look for: `CLAUDE.md`,
+/// `AGENTS.md`, `.claude`, `GEMINI.md`, ... from most others).
+fn name_bit(name: &[u8]) -> u64 {
+    let (first, last) = (name.first().copied(), name.last().copied());
+    let mixed =
+        name.len() ^ usize::from(first.unwrap_or(0)) * 7 ^ usize::from(last.unwrap_or(0)) * 13;
+    1 << (mixed % 64)
 }
 
 /// Listings up to this long are searched entry by entry.
@@ -189,11 +203,18 @@ impl Listing {
     pub(crate) fn packed(names: Vec<u8>, ends: Vec<(usize, EntryType)>) -> Listing {
         debug_assert!(ends.windows(2).all(|w| w[0].0 <= w[1].0));
         debug_assert!(ends.last().is_none_or(|&(end, _)| end <= names.len()));
+        let mut name_bits = 0;
+        let mut start = 0;
+        for &(end, _) in &ends {
+            name_bits |= name_bit(&names[start..end]);
+            start = end;
+        }
         Listing(Arc::new(Packed {
             names,
             ends,
             exact: OnceLock::new(),
             by_name: OnceLock::new(),
+            name_bits,
         }))
     }
 
@@ -221,6 +242,9 @@ impl Listing {
     /// The type of the entry named `name` (byte for byte), if there is one.
     pub fn find(&self, name: &[u8]) -> Option<EntryType> {
         let packed = &*self.0;
+        if packed.name_bits & name_bit(name) == 0 {
+            return None;
+        }
         let entries = packed.ends.len();
         if entries <= SEARCHED_IN_ORDER {
             // By length first: most names differ in it.
