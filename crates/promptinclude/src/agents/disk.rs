@@ -173,7 +173,7 @@ struct Packed {
 fn name_bit(name: &[u8]) -> u64 {
     let (first, last) = (name.first().copied(), name.last().copied());
     let mixed =
-        name.len() ^ usize::from(first.unwrap_or(0)) * 7 ^ usize::from(last.unwrap_or(0)) * 13;
+        name.len() ^ (usize::from(first.unwrap_or(0)) * 7) ^ (usize::from(last.unwrap_or(0)) * 13);
     1 << (mixed % 64)
 }
 
