@@ -339,11 +339,13 @@ impl<'a> Files<'a> {
                 Some(dir) if dir.is_empty() || enter(dir) => {
                     let dir_len = dir.len();
                     rel.drain(..rel.len() - dir_len);
-                    let whole = dir_len == 0;
+                    // In `base` itself, each file's name is its first
+                    // component.
+                    let at_base = dir_len == 0;
                     let listing = tree.listing(i);
                     let found = listing.iter().any(|(name, kind)| {
                         let name = name.as_encoded_bytes();
-                        if kind.is_dir() || (whole && !enter(name)) {
+                        if kind.is_dir() || (at_base && !enter(name)) {
                             return false;
                         }
                         rel.truncate(dir_len);
