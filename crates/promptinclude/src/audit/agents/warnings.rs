@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Serialize, Serializer};
 
 use super::{AgentChains, Chain, Files};
@@ -643,16 +643,25 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
             texts: sorted(ids.filter_map(|id| id.text_id).collect()),
         }
     };
+    // Only where a chain starts is asked about: each agent's chain there.
+    let starts: FxHashSet<&[u8]> = agents
+        .iter()
+        .flat_map(|a| a.chains.iter().map(|c| bytes(&c.start)))
+        .collect();
     let at: Vec<FxHashMap<&[u8], Rc<Sent>>> = agents
         .iter()
         .map(|a| {
-            a.chains
-                .iter()
-                .flat_map(|c| {
-                    let sent = Rc::new(sent_by(c));
-                    c.dirs.iter().map(move |d| (bytes(d), Rc::clone(&sent)))
-                })
-                .collect()
+            let mut at = FxHashMap::with_capacity_and_hasher(starts.len(), Default::default());
+            for c in &a.chains {
+                let sent = Rc::new(sent_by(c));
+                let asked = c
+                    .dirs
+                    .iter()
+                    .map(|d| bytes(d))
+                    .filter(|d| starts.contains(d));
+                at.extend(asked.map(|d| (d, Rc::clone(&sent))));
+            }
+            at
         })
         .collect();
     let sends = |sent: &Sent, file: &Path| {
