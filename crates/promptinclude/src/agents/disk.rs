@@ -165,15 +165,27 @@ struct Packed {
     /// listed. The models look a handful of names up in every directory,
     /// and most are not there: this answers most lookups without a search.
     name_bits: u64,
+    /// The same of every name with its ASCII letters lowered, for lookups
+    /// that ignore case ([`Listing::may_hold_ignoring_case`]).
+    folded_bits: u64,
 }
 
 /// One of 64 bits for a name, from its length and its first and last bytes
 /// (which tell apart the names the models look for: `CLAUDE.md`,
 /// `AGENTS.md`, `.claude`, `GEMINI.md`, ... from most others).
 fn name_bit(name: &[u8]) -> u64 {
-    let (first, last) = (name.first().copied(), name.last().copied());
-    let mixed =
-        name.len() ^ (usize::from(first.unwrap_or(0)) * 7) ^ (usize::from(last.unwrap_or(0)) * 13);
+    bit_of(name.len(), name.first().copied(), name.last().copied())
+}
+
+/// [`name_bit`] of `name` with its ASCII letters lowered.
+fn folded_bit(name: &[u8]) -> u64 {
+    let lower = |b: Option<&u8>| b.map(u8::to_ascii_lowercase);
+    bit_of(name.len(), lower(name.first()), lower(name.last()))
+}
+
+/// One of 64 bits for a name's length and first and last bytes.
+fn bit_of(len: usize, first: Option<u8>, last: Option<u8>) -> u64 {
+    let mixed = len ^ (usize::from(first.unwrap_or(0)) * 7) ^ (usize::from(last.unwrap_or(0)) * 13);
     1 << (mixed % 64)
 }
 
@@ -203,10 +215,11 @@ impl Listing {
     pub(crate) fn packed(names: Vec<u8>, ends: Vec<(usize, EntryType)>) -> Listing {
         debug_assert!(ends.windows(2).all(|w| w[0].0 <= w[1].0));
         debug_assert!(ends.last().is_none_or(|&(end, _)| end <= names.len()));
-        let mut name_bits = 0;
+        let (mut name_bits, mut folded_bits) = (0, 0);
         let mut start = 0;
         for &(end, _) in &ends {
             name_bits |= name_bit(&names[start..end]);
+            folded_bits |= folded_bit(&names[start..end]);
             start = end;
         }
         Listing(Arc::new(Packed {
@@ -215,6 +228,7 @@ impl Listing {
             exact: OnceLock::new(),
             by_name: OnceLock::new(),
             name_bits,
+            folded_bits,
         }))
     }
 
@@ -232,6 +246,12 @@ impl Listing {
     /// trees share it).
     pub(crate) fn is_exact(&self, probe: impl FnOnce() -> bool) -> bool {
         *self.0.exact.get_or_init(probe)
+    }
+
+    /// Whether an entry may be named `name` but for the case of its ASCII
+    /// letters (`false`: none is).
+    pub fn may_hold_ignoring_case(&self, name: &[u8]) -> bool {
+        self.0.folded_bits & folded_bit(name) != 0
     }
 
     /// Whether an entry is named `name`, byte for byte.
@@ -1124,6 +1144,13 @@ pub(crate) mod tests {
                 .zip(kinds.iter().cycle())
                 .map(|(n, &kind)| (OsStr::from_bytes(n), kind))
                 .collect();
+            for name in &names {
+                let swapped: Vec<u8> = name
+                    .iter()
+                    .map(|b| b.to_ascii_uppercase() ^ b.to_ascii_lowercase() ^ b)
+                    .collect();
+                assert!(listing.may_hold_ignoring_case(&swapped), "{swapped:?}");
+            }
             for probe in &pool {
                 let in_order = listing
                     .iter()

@@ -427,12 +427,15 @@ fn likeness(
 /// would match them).
 fn holds_none(disk: &dyn disk::Disk, dir: &Path, names: &[impl AsRef<str>]) -> bool {
     disk.read_dir(dir).is_ok_and(|entries| {
-        entries.iter().all(|(name, _)| {
-            let name = name.as_encoded_bytes();
-            !names
-                .iter()
-                .any(|n| n.as_ref().as_bytes().eq_ignore_ascii_case(name))
-        })
+        // Mostly told from the listing's mask, without comparing names.
+        let maybe = |n: &str| entries.may_hold_ignoring_case(n.as_bytes());
+        !names.iter().any(|n| maybe(n.as_ref()))
+            || entries.iter().all(|(name, _)| {
+                let name = name.as_encoded_bytes();
+                !names
+                    .iter()
+                    .any(|n| n.as_ref().as_bytes().eq_ignore_ascii_case(name))
+            })
     })
 }
 
