@@ -164,52 +164,44 @@ impl Memo {
         // A text with no cut is one chunk: remembered too, as the end of a
         // file with the framing after it recurs in every chain that sends
         // the file.
-        self.chunk_counts(text, &chunk_bounds(text)).iter().sum()
-    }
-
-    /// The count of each chunk of `text` between `bounds`.
-    fn chunk_counts(&self, text: &str, bounds: &[usize]) -> Vec<usize> {
+        let bounds = chunk_bounds(text);
         let chunks = bounds.windows(2).map(|w| &text[w[0]..w[1]]);
 
-        // Look every chunk up under one read lock (a miss is counted 0 for
-        // now, and its index kept).
-        let mut found = Vec::with_capacity(bounds.len() - 1);
+        // Look every chunk up under one read lock.
+        let mut total = 0;
         let mut hit_bytes = 0;
-        let mut misses: Vec<(usize, &str)> = Vec::new();
+        let mut misses: Vec<&str> = Vec::new();
         {
             let counts = self.counts.read().unwrap_or_else(PoisonError::into_inner);
-            for (i, chunk) in chunks.enumerate() {
+            for chunk in chunks {
                 match counts.map.get(chunk) {
                     Some(&n) => {
-                        found.push(n as usize);
+                        total += n as usize;
                         hit_bytes += chunk.len();
                     }
-                    None => {
-                        found.push(0);
-                        misses.push((i, chunk));
-                    }
+                    None => misses.push(chunk),
                 }
             }
         }
         self.hit_bytes.fetch_add(hit_bytes, Ordering::Relaxed);
         if misses.is_empty() {
-            return found;
+            return total;
         }
 
         // Count the rest outside the lock (on the rayon pool when there is
         // as much as `count` itself would split).
-        let miss_bytes: usize = misses.iter().map(|(_, c)| c.len()).sum();
+        let miss_bytes: usize = misses.iter().map(|c| c.len()).sum();
         self.miss_bytes.fetch_add(miss_bytes, Ordering::Relaxed);
         let counted: Vec<usize> = if miss_bytes >= PARALLEL_MIN && misses.len() > 1 {
-            misses.par_iter().map(|(_, c)| count(c)).collect()
+            misses.par_iter().map(|c| count(c)).collect()
         } else {
-            misses.iter().map(|(_, c)| count(c)).collect()
+            misses.iter().map(|c| count(c)).collect()
         };
+        total += counted.iter().sum::<usize>();
 
         // Remember them under one write lock, while there is room.
         let mut counts = self.counts.write().unwrap_or_else(PoisonError::into_inner);
-        for ((i, chunk), n) in misses.into_iter().zip(counted) {
-            found[i] = n;
+        for (chunk, n) in misses.into_iter().zip(counted) {
             let cost = chunk.len() + ENTRY_OVERHEAD;
             if chunk.len() > KEEP_MAX || counts.bytes + cost > self.limit {
                 continue;
@@ -223,7 +215,7 @@ impl Memo {
             counts.map.insert(chunk.into(), n as u32);
             counts.bytes += cost;
         }
-        found
+        total
     }
 
     /// What this memo has done so far.
