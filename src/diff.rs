@@ -20,7 +20,7 @@ use promptinclude::{RootScan, Scanner};
 use super::args::{DiffArgs, DiffFormat};
 use super::exit::ExitStatus;
 use super::paint::{use_color, Paint};
-use super::settings::resolver;
+use super::settings::{init_threads, resolver};
 
 /// One side of the comparison.
 enum Side {
@@ -127,6 +127,7 @@ fn sides(args: &DiffArgs) -> Result<(Side, Side, PathBuf)> {
 
 /// `promptinclude diff`.
 pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
+    init_threads(None)?;
     let (base, head, root) = sides(args)?;
     #[cfg(feature = "git")]
     if args.worktree && promptinclude::git::is_bare_repository(&root) {

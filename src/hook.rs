@@ -62,7 +62,7 @@ use sha2::{Digest, Sha256};
 use super::args::{Agent, HookArgs};
 use super::commands::scan_and_render;
 use super::exit::ExitStatus;
-use super::settings::resolver;
+use super::settings::{init_threads, resolver};
 use promptinclude::artifact::write_atomic;
 
 /// Most bytes of hook input read (events are a few hundred bytes; a
@@ -115,6 +115,9 @@ struct Snapshot {
 /// `promptinclude hook AGENT`: never fails (see the module documentation).
 pub fn hook(args: &HookArgs) -> Result<ExitStatus> {
     let dir = args.agent.home();
+    // Should the pool not start, the scan still runs (rayon starts one
+    // itself, without the signals kept off its threads).
+    let _ = init_threads(None);
     match run_within_timeout(args, dir.clone()) {
         Ok(Some(text)) => {
             // A closed stdout is the agent's business; nothing to add.
@@ -168,6 +171,7 @@ fn run_within_timeout(args: &HookArgs, dir: Option<PathBuf>) -> Result<Option<St
         let worker = std::thread::Builder::new()
             .name("hook".to_string())
             .spawn_scoped(scope, move || {
+                crate::interrupt::block_in_this_thread();
                 let _ = done.send(run(args, worker_dir.as_deref()));
             });
         if let Err(e) = worker {

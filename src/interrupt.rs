@@ -23,7 +23,9 @@
 //! The handlers also set a flag when a signal is delivered; a command that
 //! finishes while that flag is set waits for the signal thread ([`settle`]),
 //! so that what followed the signal (its parent closing stdin, say) cannot
-//! make it exit another way first.
+//! make it exit another way first. For that flag to be set in time, every
+//! thread but the main one keeps the signals off ([`block_in_this_thread`]):
+//! the main thread takes each one itself.
 //!
 //! A command that runs until it is stopped (`--watch`) calls
 //! [`stop_gracefully`]: then the first signal only sets a flag
@@ -81,6 +83,31 @@ pub fn settle() {
     }
 }
 
+/// Keeps the interrupt signals off the calling thread, so that the kernel
+/// delivers them to the main thread alone. Every thread the command starts
+/// calls it first (the worker pools through their start hooks); threads
+/// started by those inherit it.
+///
+/// Why: [`settle`] must see a signal that came before what followed it. A
+/// signal taken by another thread runs its handlers there, and that thread
+/// can be descheduled after taking it and before setting the flag, while
+/// the main thread reads the end of its input and exits with an error
+/// (seen once in CI, with the server stopped while both happened). Taken
+/// by the main thread, the handlers run before its next instruction, so
+/// the flag is set by the time it calls [`settle`].
+pub fn block_in_this_thread() {
+    // SAFETY: the set is initialised by sigemptyset before use, and
+    // pthread_sigmask changes only the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in SIGNALS {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// Starts the thread that handles the interrupt signals, and returns once
 /// their handlers are in place.
 ///
@@ -105,6 +132,9 @@ fn start() {
     let spawned = std::thread::Builder::new()
         .name("signals".to_string())
         .spawn(move || {
+            // The handlers run in the main thread (`emulate_default_handler`
+            // unblocks the signal here when it ends the process by it).
+            block_in_this_thread();
             // sigaction fails only for an invalid signal number, so this
             // registers all three or, in theory, none.
             let Ok(mut signals) = Signals::new(SIGNALS) else {

@@ -93,7 +93,7 @@ use serde_json::Value;
 use super::args::McpArgs;
 use super::commands::{render_scanned, scan_and_render_until};
 use super::exit::ExitStatus;
-use super::settings::resolver;
+use super::settings::{init_threads, resolver};
 use transport::LineTransport;
 
 mod transport;
@@ -118,6 +118,7 @@ const ROOTS_WAIT: Duration = Duration::from_secs(5);
 
 /// `promptinclude mcp`: serves until the client closes stdin.
 pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
+    init_threads(None)?;
     // Planned once: a bad --config or A0_SET_ value stops the server at
     // start, and scanners compiled for a configuration serve every request.
     // Its roots are the `--root` ones (the index's); other roots come with
@@ -136,6 +137,7 @@ pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
     // for the non-blocking pipes.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .on_thread_start(crate::interrupt::block_in_this_thread)
         .build()
         .context("cannot start the MCP server's runtime")?;
     let served = runtime.block_on(async {

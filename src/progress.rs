@@ -52,6 +52,7 @@ impl Progress {
             let _ = std::thread::Builder::new()
                 .name("progress".to_string())
                 .spawn(move || {
+                    crate::interrupt::block_in_this_thread();
                     std::thread::sleep(DELAY);
                     let done = finished.lock().unwrap_or_else(|e| e.into_inner());
                     if !*done {

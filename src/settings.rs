@@ -144,9 +144,13 @@ pub fn select_roots(args: &RootArgs) -> Result<(Vec<PathBuf>, Vec<usize>)> {
     })
 }
 
-/// Sizes the global rayon pool (`-j`; default: the number of CPUs).
+/// Sizes the global rayon pool (`-j`; default: the number of CPUs), whose
+/// threads keep the interrupt signals off ([`crate::interrupt`]). Every
+/// command that uses the pool calls it first, with `None` when it has no
+/// `-j`.
 pub fn init_threads(threads: Option<NonZeroUsize>) -> Result<()> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
+    let mut builder =
+        rayon::ThreadPoolBuilder::new().start_handler(|_| crate::interrupt::block_in_this_thread());
     if let Some(n) = threads {
         builder = builder.num_threads(n.get());
     }

@@ -570,3 +570,43 @@ fn the_root_roots_are_scanned_again_after_a_change_between_requests() {
         assert_eq!(status.code(), Some(0), "{stderr}");
     }
 }
+
+/// The interrupt signals reach the main thread alone: every other thread
+/// (the signal thread, the runtime's blocking threads, the scan's workers)
+/// keeps them off, so that their handlers run before the main thread can
+/// act on what followed them (`src/interrupt.rs`). Read from each thread's
+/// `SigBlk` in `/proc`.
+#[test]
+fn every_thread_but_the_main_one_keeps_the_interrupt_signals_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    let mut mcp = Mcp::start(&args(&[&root], &[]), dir.path(), json!({}));
+    mcp.call("scan", json!({}));
+    assert!(tool_text(&mcp, "scan").contains("MARKER-SMALL"));
+    let pid = mcp.child.id();
+    let interrupts = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+        .iter()
+        .fold(0u64, |mask, &sig| mask | 1 << (sig - 1));
+    let mut others = Vec::new();
+    for task in fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let task = task.unwrap().path();
+        let status = fs::read_to_string(task.join("status")).unwrap();
+        let blocked = status
+            .lines()
+            .find_map(|line| line.strip_prefix("SigBlk:"))
+            .map(|hex| u64::from_str_radix(hex.trim(), 16).unwrap())
+            .unwrap();
+        let name = fs::read_to_string(task.join("comm")).unwrap();
+        let name = name.trim();
+        if task.file_name().unwrap().to_str() == Some(&pid.to_string()) {
+            assert_eq!(blocked & interrupts, 0, "the main thread blocks them");
+        } else {
+            assert_eq!(blocked & interrupts, interrupts, "thread {name}");
+            others.push(name.to_string());
+        }
+    }
+    // The signal thread, a worker of the scan, one reading stdin at least.
+    assert!(others.len() >= 3, "{others:?}");
+    assert!(others.iter().any(|n| n == "signals"), "{others:?}");
+    mcp.finish();
+}
