@@ -145,7 +145,7 @@ impl Visitor for Collector<'_> {
         self.listings.is_some()
     }
 
-    fn listed(&self, full: &[u8], entries: Entries) {
+    fn listed(&self, full: &[u8], entries: &Entries) {
         let Some(listings) = &self.listings else {
             return;
         };
@@ -153,8 +153,8 @@ impl Visitor for Collector<'_> {
         // need an `lstat`: such a directory is left for the agents to list.
         let typed: Option<Vec<(usize, EntryType)>> = entries
             .ends
-            .into_iter()
-            .map(|(end, kind)| {
+            .iter()
+            .map(|&(end, kind)| {
                 let typed = match kind {
                     EntryKind::File => EntryType::File,
                     EntryKind::Dir => EntryType::Dir,
@@ -166,7 +166,7 @@ impl Visitor for Collector<'_> {
             })
             .collect();
         if let Some(typed) = typed {
-            let listing = Listing::packed(entries.names, typed);
+            let listing = Listing::packed(entries.names.clone(), typed);
             lock(listings).push((full.to_vec(), listing));
         }
     }

@@ -64,6 +64,15 @@ use super::rules::{self, DirRules, DirState};
 use super::{path::join_rel, sort_candidates, Candidate, Matchers};
 use crate::sys::{self, Entries, EntryKind};
 
+thread_local! {
+    /// A directory's entries as the walk lists them for a visitor that keeps
+    /// listings ([`Visitor::listed`]): one buffer per thread, reused.
+    static ENTRIES: std::cell::Cell<Entries> = std::cell::Cell::new(Entries::default());
+}
+
+/// The most name bytes [`ENTRIES`] keeps between directories.
+const KEPT_ENTRIES_BYTES: usize = 1 << 20;
+
 /// Why a directory's files are out of the scan's reach.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Blocked {
@@ -124,7 +133,7 @@ pub trait Visitor: Sync {
     /// Every entry of the directory `full` with its `d_type`, in the
     /// system's order, when it was listed whole (only if
     /// [`Visitor::wants_listings`]).
-    fn listed(&self, full: &[u8], entries: Entries) {
+    fn listed(&self, full: &[u8], entries: &Entries) {
         let _ = (full, entries);
     }
 }
@@ -382,7 +391,14 @@ impl<'m, V: Visitor> Walk<'m, V> {
         let plan = self.plan(&dir);
         let mut found = Listing::default();
         let mut saw_link = false;
-        let mut entries = (V::EXHAUSTIVE && self.visitor.wants_listings()).then(Entries::default);
+        // The thread's buffer, taken (a visit that runs while this one waits
+        // finds it empty and grows its own): a listing is then copied once
+        // at its size, not grown entry by entry in every directory.
+        let mut entries = (V::EXHAUSTIVE && self.visitor.wants_listings()).then(|| {
+            let mut entries = ENTRIES.take();
+            entries.clear();
+            entries
+        });
         let listed = sys::read_dir(&fd, |name, kind| {
             if let Some(entries) = &mut entries {
                 entries.push(name, kind);
@@ -415,7 +431,11 @@ impl<'m, V: Visitor> Walk<'m, V> {
             return;
         }
         if let Some(entries) = entries {
-            self.visitor.listed(&dir.full, entries);
+            self.visitor.listed(&dir.full, &entries);
+            // Kept for the next directory, unless a huge one grew it.
+            if entries.names.capacity() <= KEPT_ENTRIES_BYTES {
+                ENTRIES.set(entries);
+            }
         }
         if let Some(memo) = self.memo.filter(|_| keep) {
             let listing = KeptListing {

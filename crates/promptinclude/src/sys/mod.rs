@@ -214,6 +214,12 @@ pub struct Entries {
 }
 
 impl Entries {
+    /// Forgets every entry, keeping the memory.
+    pub fn clear(&mut self) {
+        self.names.clear();
+        self.ends.clear();
+    }
+
     /// Adds the entry `name` of kind `kind`.
     pub fn push(&mut self, name: &[u8], kind: EntryKind) {
         self.names.extend_from_slice(name);
