@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use super::disk::{absent_below, derived, joined, Disk, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, PartWriter, Place, Role,
-    Skip,
+    Skip, Writing,
 };
 
 /// The Codex CLI version this model reproduces (`tests/agents/package.json`).
@@ -91,6 +91,15 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 
 /// [`context`], looking at the files through `disk`.
 pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
+    context_writing(start, disk, Writing::Whole)
+}
+
+/// [`context_on`], its text written as `writing` says.
+pub(crate) fn context_writing(
+    start: &Start<'_>,
+    disk: &dyn Disk,
+    writing: Writing,
+) -> Result<AgentContext, ContextError> {
     let cwd = super::physical_cwd(disk, start.cwd)?;
     let codex_home = match start.codex_home {
         Some(dir) => {
@@ -138,7 +147,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             + parts.iter().map(|(p, _)| p.len() + 2).sum::<usize>()
             + cwd.as_os_str().len()
             + 96;
-        let mut text = PartWriter::with_capacity(len);
+        let mut text = PartWriter::new(writing, len);
         text.push("# AGENTS.md instructions");
         if !parts.is_empty() {
             text.push(" for ");

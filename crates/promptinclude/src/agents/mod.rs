@@ -335,7 +335,7 @@ pub fn contexts_shared(
                     env: &env,
                 };
                 let model = own.start(start.cwd, start.home);
-                let context = context_of(model.as_ref(), &start, disk);
+                let context = context_of(model.as_ref(), &start, disk, Writing::ToMeasure);
                 (i, context.map(|c| Measured::of(c, disk)))
             })
             .collect();
@@ -369,7 +369,7 @@ impl Measured {
     /// `context` measured, its tokens counted through `disk`.
     pub fn of(mut context: AgentContext, disk: &dyn disk::Disk) -> Measured {
         let (bytes, tokens) = match context.parts.as_slice() {
-            [one] => (one.text.len(), one.tokens(disk)),
+            [one] => (one.len(), one.tokens(disk)),
             _ => context
                 .raw()
                 .map_or((0, 0), |raw| (raw.len(), disk.count_tokens(&raw))),
@@ -503,21 +503,28 @@ pub fn context_on(
     disk: &dyn disk::Disk,
 ) -> Result<AgentContext, ContextError> {
     let own = Variables::read(agent, start.env);
-    context_of(own.start(start.cwd, start.home).as_ref(), start, disk)
+    context_of(
+        own.start(start.cwd, start.home).as_ref(),
+        start,
+        disk,
+        Writing::Whole,
+    )
 }
 
 /// [`context_on`] with the agent's variables read already (`model`; `None`
-/// for Agent Zero, which reads its host's settings from `start.env`).
+/// for Agent Zero, which reads its host's settings from `start.env`), its
+/// text written as `writing` says.
 fn context_of(
     model: Option<&ModelStart<'_>>,
     start: &Start<'_>,
     disk: &dyn disk::Disk,
+    writing: Writing,
 ) -> Result<AgentContext, ContextError> {
     match model {
-        Some(ModelStart::Codex(s)) => codex::context_on(s, disk),
-        Some(ModelStart::ClaudeCode(s)) => claude_code::context_on(s, disk),
+        Some(ModelStart::Codex(s)) => codex::context_writing(s, disk, writing),
+        Some(ModelStart::ClaudeCode(s)) => claude_code::context_writing(s, disk, writing),
         Some(ModelStart::Gemini(s)) => gemini::context_on(s, disk),
-        Some(ModelStart::Pi(s)) => pi::context_on(s, disk),
+        Some(ModelStart::Pi(s)) => pi::context_writing(s, disk, writing),
         None => agent_zero::context(&agent_zero::host_resolver(start.env), start.cwd),
     }
 }
@@ -716,11 +723,29 @@ pub enum Place {
 pub struct Part {
     /// Where it goes.
     pub place: Place,
-    /// Byte for byte what is sent, framing included.
+    /// Byte for byte what is sent, framing included (but for a part
+    /// written [to be measured](Writing::ToMeasure), whose counted
+    /// stretches' middles are left out).
     pub text: String,
     /// The stretches of `text` that are a file's text whose tokens the
     /// model counted, in order ([`Part::tokens`] sums them).
     pub(crate) counted: Vec<Counted>,
+    /// The bytes of the middles left out of `text` (0 but for a part
+    /// written to be measured).
+    pub(crate) elided: usize,
+}
+
+/// How much of the text it sends a model writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Writing {
+    /// All of it, byte for byte (what `context` shows).
+    Whole,
+    /// What measuring it takes ([`Part::len`], [`Part::tokens`]): the
+    /// middle of a counted stretch, whose tokens are known, is left out.
+    /// [`contexts_shared`] measures each context it computes and reads no
+    /// text: copying the files' texts into each chain's was 4 MB of copies
+    /// over the benchmark's seven trees.
+    ToMeasure,
 }
 
 /// A stretch of a [`Part`]'s text: one placed at `start` whose count
@@ -738,7 +763,13 @@ impl Part {
             place,
             text,
             counted: Vec::new(),
+            elided: 0,
         }
+    }
+
+    /// The bytes it sends.
+    pub(crate) fn len(&self) -> usize {
+        self.text.len() + self.elided
     }
 
     /// The tokens of `text` (exactly `tokenize::count(&self.text)`),
@@ -767,14 +798,20 @@ impl Part {
 pub(crate) struct PartWriter {
     text: String,
     counted: Vec<Counted>,
+    elided: usize,
+    writing: Writing,
 }
 
 impl PartWriter {
-    /// An empty text with room for `bytes`.
-    pub(crate) fn with_capacity(bytes: usize) -> PartWriter {
+    /// An empty text, written as `writing` says, with room for `bytes` (the
+    /// whole text's: a text measured only holds less, and growing it cost
+    /// more than the room left unused).
+    pub(crate) fn new(writing: Writing, bytes: usize) -> PartWriter {
         PartWriter {
             text: String::with_capacity(bytes),
             counted: Vec::new(),
+            elided: 0,
+            writing,
         }
     }
 
@@ -785,11 +822,25 @@ impl PartWriter {
 
     /// Appends a text counted on its own as `tokens` says.
     pub(crate) fn push_counted(&mut self, text: &str, tokens: crate::tokenize::Split) {
-        self.counted.push(Counted {
-            start: self.text.len(),
-            tokens,
-        });
-        self.text.push_str(text);
+        let start = self.text.len();
+        match (self.writing, tokens.middle) {
+            (Writing::ToMeasure, Some((first, last, middle))) => {
+                // The middle is left out, as an empty one at the first cut:
+                // `Part::tokens` counts the same texts around it.
+                let middle = Some((first, first, middle));
+                self.counted.push(Counted {
+                    start,
+                    tokens: crate::tokenize::Split { middle, ..tokens },
+                });
+                self.text.push_str(&text[..first]);
+                self.text.push_str(&text[last..]);
+                self.elided += last - first;
+            }
+            _ => {
+                self.counted.push(Counted { start, tokens });
+                self.text.push_str(text);
+            }
+        }
     }
 
     /// The part, going to `place`.
@@ -798,6 +849,7 @@ impl PartWriter {
             place,
             text: self.text,
             counted: self.counted,
+            elided: self.elided,
         }
     }
 }
@@ -833,6 +885,8 @@ impl AgentContext {
             [] => None,
             [one] => Some(std::borrow::Cow::Borrowed(&one.text)),
             parts => {
+                // Only a part with no counted stretch is one of several.
+                debug_assert!(parts.iter().all(|p| p.elided == 0));
                 let texts: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
                 Some(std::borrow::Cow::Owned(texts.join("\n\n")))
             }
@@ -924,13 +978,15 @@ impl std::error::Error for ContextError {
 mod tests {
     use std::path::Path;
 
-    use super::{disk, PartWriter, Place};
+    use super::{disk, PartWriter, Place, Writing};
 
     /// A part's tokens summed over its counted stretches are its text's
     /// count, whatever framing is around them (blank lines, spaces, words
     /// and digits running on across the seams, text outside ASCII), with a
-    /// memo and without. Fails when a stretch is split where its framing
-    /// runs into it.
+    /// memo and without; and a part written only to be measured, its
+    /// stretches' middles left out, measures the same bytes and tokens.
+    /// Fails when a stretch is split where its framing runs into it, or
+    /// when a measured part's seams are not the whole text's.
     #[test]
     fn a_part_counted_in_stretches_is_counted_exactly() {
         let mut next = crate::test_rng::seeded();
@@ -960,27 +1016,48 @@ mod tests {
         let text = |next: &mut dyn FnMut(usize) -> usize| -> String {
             (0..next(12)).map(|_| pieces[next(pieces.len())]).collect()
         };
+        let mut elided = 0;
         for round in 0..2000 {
             let on: &dyn disk::Disk = if round % 2 == 0 {
                 &disk::Live
             } else {
                 &remembered
             };
-            let mut part = PartWriter::with_capacity(0);
+            let mut part = PartWriter::new(Writing::Whole, 0);
+            let mut measured = PartWriter::new(Writing::ToMeasure, 0);
+            let mut both = |text: &str, counted: bool| {
+                if counted {
+                    let split = on.count_split(text);
+                    part.push_counted(text, split);
+                    measured.push_counted(text, split);
+                } else {
+                    part.push(text);
+                    measured.push(text);
+                }
+            };
             for _ in 0..1 + next(4) {
-                part.push(&text(&mut next));
-                let stretch = text(&mut next);
-                part.push_counted(&stretch, on.count_split(&stretch));
+                both(&text(&mut next), false);
+                both(&text(&mut next), true);
             }
-            part.push(&text(&mut next));
-            let part = part.finish(Place::SystemPrompt);
-            assert_eq!(
-                part.tokens(on),
-                crate::tokenize::count(&part.text),
-                "round {round}: {:?}",
-                part.text
+            both(&text(&mut next), false);
+            let (part, measured) = (
+                part.finish(Place::SystemPrompt),
+                measured.finish(Place::SystemPrompt),
             );
+            let tokens = crate::tokenize::count(&part.text);
+            assert_eq!(part.tokens(on), tokens, "round {round}: {:?}", part.text);
+            assert_eq!(part.len(), part.text.len(), "round {round}");
+            assert_eq!(
+                (measured.len(), measured.tokens(on)),
+                (part.text.len(), tokens),
+                "round {round}: {:?} measured as {:?}",
+                part.text,
+                measured.text
+            );
+            elided += usize::from(measured.elided > 0);
         }
+        // The measured parts did leave middles out.
+        assert!(elided > 200, "{elided} of 2000 parts elided");
     }
 
     /// `is_below` by bytes is `Path::starts_with`, for every pair of paths

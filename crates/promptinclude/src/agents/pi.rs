@@ -25,7 +25,7 @@ use rustc_hash::FxHashSet;
 
 use super::disk::{absent_below, derived, Disk, Listing, Live};
 use super::{
-    Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip,
+    Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip, Writing,
 };
 use crate::tokenize::Split;
 
@@ -54,6 +54,15 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 
 /// [`context`], looking at the files through `disk`.
 pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
+    context_writing(start, disk, Writing::Whole)
+}
+
+/// [`context_on`], its text written as `writing` says.
+pub(crate) fn context_writing(
+    start: &Start<'_>,
+    disk: &dyn Disk,
+    writing: Writing,
+) -> Result<AgentContext, ContextError> {
     let cwd = super::physical_cwd(disk, start.cwd)?;
     let home = start.home.to_string_lossy();
     let agent_dir = match start.agent_dir.map(OsStr::to_string_lossy) {
@@ -113,7 +122,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             .iter()
             .map(|s| s.path.len() + s.text.len() + 7)
             .sum::<usize>();
-        let mut text = PartWriter::with_capacity(HEADER.len() + len);
+        let mut text = PartWriter::new(writing, HEADER.len() + len);
         text.push(HEADER);
         for Sent {
             path,

@@ -42,7 +42,7 @@ use super::disk::{absent_below, derived, joined, Disk, EntryType, Listing, Live}
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place, Role,
-    Skip,
+    Skip, Writing,
 };
 use crate::tokenize::Split;
 
@@ -277,6 +277,15 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 
 /// [`context`], looking at the files through `disk`.
 pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
+    context_writing(start, disk, Writing::Whole)
+}
+
+/// [`context_on`], its text written as `writing` says.
+pub(crate) fn context_writing(
+    start: &Start<'_>,
+    disk: &dyn Disk,
+    writing: Writing,
+) -> Result<AgentContext, ContextError> {
     let cwd = super::physical_cwd(disk, start.cwd)?;
     let mut notes = Vec::new();
     if start.disabled {
@@ -284,7 +293,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
             "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set: Claude Code loads no instruction file"
                 .to_string(),
         );
-        return Ok(finish(cwd, Vec::new(), Vec::new(), notes));
+        return Ok(finish(cwd, Vec::new(), Vec::new(), notes, writing));
     }
     let config = match start.config_dir {
         Some(dir) => normalize(&cwd.join(dir)),
@@ -391,7 +400,7 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
         let unseen = unseen(found, &items);
         items = with_agents_files(items, unseen);
     }
-    Ok(finish(cwd, items, skipped, notes))
+    Ok(finish(cwd, items, skipped, notes, writing))
 }
 
 /// How what Claude Code loads started in `start.cwd` relates to what it
@@ -767,12 +776,14 @@ fn with_agents_files(mut items: Vec<Item>, agents: Vec<Item>) -> Vec<Item> {
     items
 }
 
-/// The context: the files sent, in order, then those not sent.
+/// The context: the files sent, in order, then those not sent (its text
+/// written as `writing` says).
 fn finish(
     cwd: PathBuf,
     items: Vec<Item>,
     skipped: Vec<ContextFile>,
     notes: Vec<String>,
+    writing: Writing,
 ) -> AgentContext {
     // Written in place: the files' texts are most of it.
     let sent = (!items.is_empty()).then(|| {
@@ -782,7 +793,7 @@ fn finish(
             .iter()
             .map(|i| i.path.as_os_str().len() + js_trim(&i.parsed.content).len() + 128)
             .sum::<usize>();
-        let mut text = PartWriter::with_capacity(HEADER.len() + 64 + len);
+        let mut text = PartWriter::new(writing, HEADER.len() + 64 + len);
         text.push("<system-reminder>\n");
         text.push(HEADER);
         text.push("\n\n");
