@@ -467,7 +467,7 @@ fn project_texts(
         };
         let at = bytes.len() as u64;
         let of = file.len.max(at);
-        let text = super::lossy(&bytes).into_owned();
+        let text = super::lossy_owned(bytes);
         if text.trim().is_empty() {
             outcomes.push((Outcome::Skipped(Skip::Blank), 0));
             continue;

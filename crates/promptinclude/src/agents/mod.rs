@@ -487,6 +487,13 @@ pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// [`lossy`] for bytes of its own: valid UTF-8 becomes the text without a
+/// copy (Codex decodes each file it sends again for every chain).
+pub(crate) fn lossy_owned(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned())
+}
+
 /// The working directory by its physical path (links resolved), as every
 /// modelled agent names it; the agent would not start where this fails.
 fn physical_cwd(disk: &dyn disk::Disk, cwd: &Path) -> Result<PathBuf, ContextError> {
