@@ -80,18 +80,16 @@ pub fn absent_below(listing: Option<&Listing>, dir: &Path, name: &str) -> bool {
     let Some(listing) = listing else {
         return false;
     };
-    let mut parts = name.split('/');
+    // Split by bytes: `str::split` sets up a searcher for each name, which
+    // cost more than the rest of the question.
+    let mut parts = name.as_bytes().split(|&b| b == b'/');
     let first = parts.next().unwrap_or_default();
     // `Path::join` adds a separator unless `dir` is empty or ends in one.
     let dir = key(dir);
     let separator = usize::from(dir.last().is_some_and(|&b| b != b'/'));
-    !matches!(first, "" | "." | "..")
-        && parts.all(|part| !matches!(part, "" | "." | ".."))
-        && absent_from(
-            listing,
-            first.as_bytes(),
-            dir.len() + separator + name.len(),
-        )
+    !matches!(first, b"" | b"." | b"..")
+        && parts.all(|part| !matches!(part, b"" | b"." | b".."))
+        && absent_from(listing, first, dir.len() + separator + name.len())
 }
 
 /// Whether looking up a path of `len` bytes whose first part below a
