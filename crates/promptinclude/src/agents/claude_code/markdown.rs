@@ -34,7 +34,13 @@ pub struct Parsed {
 /// Parses one file's text (`with_imports`: look for `@path` imports).
 pub fn parse(text: &str, with_imports: bool) -> Parsed {
     let (body, scoped) = front_matter(text);
-    let normalized = body.replace("\r\n", "\n").replace('\r', "\n");
+    // Most files have no `\r`: then the body is its own normal form
+    // (`replace` copies it twice to find none).
+    let normalized: std::borrow::Cow<'_, str> = if body.contains('\r') {
+        body.replace("\r\n", "\n").replace('\r', "\n").into()
+    } else {
+        body.into()
+    };
     let blocks = blocks(&normalized);
     let content = strip_comments(body, &normalized, &blocks);
     let imports = if with_imports && body.contains('@') {
