@@ -222,18 +222,12 @@ pub fn listed(patterns: &[String]) -> String {
 pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
     let cursor_rules = Finder::new("/.cursor/rules/");
     let copilot_dir = Finder::new("/.github/instructions/");
-    files.each(|file| {
-        // Only these names can be what the checks below look at (Cursor's
-        // `.mdc` and `.md` rules, `.cursorrules`, Copilot's
-        // `*.instructions.md`): most of a tree's files are passed by their
-        // last bytes, without parsing the path.
-        let bytes = file.as_os_str().as_encoded_bytes();
-        if !(bytes.ends_with(b".md")
-            || bytes.ends_with(b".mdc")
-            || bytes.ends_with(b"/.cursorrules"))
-        {
-            return;
-        }
+    // Only these names can be what the checks below look at (Cursor's
+    // `.mdc` and `.md` rules, `.cursorrules`, Copilot's `*.instructions.md`):
+    // most of a tree's files are passed by their names' last bytes.
+    let named =
+        |name: &[u8]| name.ends_with(b".md") || name.ends_with(b".mdc") || name == b".cursorrules";
+    files.each(named, |file| {
         let text = || {
             disk.read(file)
                 .ok()
