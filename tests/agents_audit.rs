@@ -129,7 +129,10 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
                 3 => format!(
                     "rule of {rel} @{}\n",
                     // Up, beside, and down into directories below (where
-                    // the start directory decides whether it is followed).
+                    // the start directory decides whether it is followed);
+                    // and a directory's own `CLAUDE.md` from beside it or
+                    // from its rules, which a start there has taken, there
+                    // or not, before it reads the import.
                     rng.pick(&[
                         "notes.md",
                         "missing.md",
@@ -139,6 +142,8 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
                         "apps/web/AGENTS.md",
                         "payments/core/notes.md",
                         "docs/notes.md",
+                        "CLAUDE.md",
+                        "../../CLAUDE.md",
                     ])
                 ),
                 4 => "---\npaths: [\"**/*.ts\"]\n---\nscoped\n".to_string(),

@@ -267,6 +267,11 @@ struct Walk<'a> {
     home: &'a Path,
     /// By their bytes (each in its one normal form: plain, or real).
     taken: FxHashSet<OsString>,
+    /// Candidates taken that their directory's listing says are not there,
+    /// by directory and name: taken like the others, but their paths are
+    /// not made (a start looks for four names in every directory up to
+    /// `/`, and most are not there).
+    absent: Vec<(&'a Path, &'static str)>,
     skipped: Vec<ContextFile>,
 }
 
@@ -311,6 +316,7 @@ pub(crate) fn context_writing(
         cwd: &cwd,
         home: start.home,
         taken: FxHashSet::default(),
+        absent: Vec::new(),
         skipped: Vec::new(),
     };
     // What each directory's listing says is not there is not asked for.
@@ -343,6 +349,7 @@ pub(crate) fn context_writing(
         cwd: &cwd,
         home: start.home,
         taken: FxHashSet::from_iter([strip_trailing_slashes(&user_md).into_os_string()]),
+        absent: Vec::new(),
         skipped: Vec::new(),
     };
     let claude_file = items.iter().find(|i| {
@@ -513,17 +520,32 @@ impl<'a> Walk<'a> {
     /// nothing sent.
     fn candidate(
         &mut self,
-        dir: &Path,
-        name: &str,
+        dir: &'a Path,
+        name: &'static str,
         kind: Kind,
         listing: Option<&Listing>,
     ) -> Vec<Item> {
-        let path = joined(dir, name);
         if absent_below(listing, dir, name) {
-            self.taken.insert(path.into_os_string());
+            self.absent.push((dir, name));
             return Vec::new();
         }
-        self.file(&path, kind, 0, None, false)
+        self.file(&joined(dir, name), kind, 0, None, false)
+    }
+
+    /// Whether `path` is taken.
+    fn is_taken(&self, path: &OsStr) -> bool {
+        // An absent candidate's path is its directory, a separator unless
+        // the directory ends in one (`Path::join`), and its name.
+        let bytes = path.as_encoded_bytes();
+        let is_absent = |&(dir, name): &(&Path, &str)| {
+            let dir = dir.as_os_str().as_encoded_bytes();
+            let separator = usize::from(!dir.ends_with(b"/"));
+            bytes.len() == dir.len() + separator + name.len()
+                && bytes.ends_with(name.as_bytes())
+                && bytes.starts_with(dir)
+                && (separator == 0 || bytes[dir.len()] == b'/')
+        };
+        self.taken.contains(path) || self.absent.iter().any(is_absent)
     }
 
     /// One file and its imports, in Claude Code's order (`anywhere`: its
@@ -537,7 +559,7 @@ impl<'a> Walk<'a> {
         anywhere: bool,
     ) -> Vec<Item> {
         let key = strip_trailing_slashes(path);
-        if self.taken.contains(key.as_os_str()) {
+        if self.is_taken(key.as_os_str()) {
             if parent.is_some() {
                 self.skip(path, kind, None, parent, Skip::Repeated);
             }
@@ -553,7 +575,7 @@ impl<'a> Walk<'a> {
             self.skip(path, kind, None, parent, Skip::Outside);
             return Vec::new();
         }
-        if linked.is_some_and(|r| self.taken.contains(r.as_os_str())) {
+        if linked.is_some_and(|r| self.is_taken(r.as_os_str())) {
             if parent.is_some() {
                 self.skip(path, kind, None, parent, Skip::Repeated);
             }
