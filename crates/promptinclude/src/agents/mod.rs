@@ -457,24 +457,71 @@ fn plain_name(name: &str) -> bool {
 /// components), by bytes where both are plain paths: the models ask it
 /// of every file for every start.
 pub(crate) fn is_below(path: &Path, dir: &Path) -> bool {
-    let (p, d) = (
-        path.as_os_str().as_encoded_bytes(),
-        dir.as_os_str().as_encoded_bytes(),
-    );
-    if !disk::is_plain(d) {
-        return path.starts_with(dir);
+    Below::new(dir).holds(path)
+}
+
+/// A directory asked [`is_below`] of many paths, whether its parts are
+/// plain found once (Claude Code's likeness asks it of each import of a
+/// parent's context, for the start and for the parent).
+pub(crate) struct Below<'a> {
+    dir: &'a Path,
+    plain: bool,
+}
+
+impl<'a> Below<'a> {
+    pub(crate) fn new(dir: &'a Path) -> Below<'a> {
+        Below {
+            dir,
+            plain: disk::is_plain(dir.as_os_str().as_encoded_bytes()),
+        }
     }
-    // `dir`'s parts are plain, and `path` has the same bytes up to `same`:
-    // its parts are `dir`'s up to there. Past it, `path` is below `dir`
-    // when `dir` ends there and `path` goes on with a separator; else only
-    // where `path` has an empty or `.` part (`//`, `/./`) where `dir`
-    // starts its next part, which `Path` skips: asked of `Path` then.
-    let same = p.iter().zip(d).take_while(|(a, b)| a == b).count();
-    match (d.get(same), p.get(same)) {
-        (None, None | Some(b'/')) => true,
-        (Some(_), Some(b'/' | b'.')) if same > 0 && d[same - 1] == b'/' => path.starts_with(dir),
-        _ => false,
+
+    /// Whether `path` is the directory or below it ([`is_below`]).
+    pub(crate) fn holds(&self, path: &Path) -> bool {
+        let dir = self.dir;
+        if !self.plain {
+            return path.starts_with(dir);
+        }
+        let (p, d) = (
+            path.as_os_str().as_encoded_bytes(),
+            dir.as_os_str().as_encoded_bytes(),
+        );
+        // `dir`'s parts are plain, and `path` has the same bytes up to
+        // `same`: its parts are `dir`'s up to the part that holds `same`.
+        // `path` is below `dir` when `dir` ends there and `path` goes on
+        // with a separator. Else only where that part of `path` is empty or
+        // `.` (`//`, `/./`, `/./...` against `/...`), which `Path` skips:
+        // asked of `Path` then; any other part differs from `dir`'s.
+        let same = same_bytes(p, d);
+        if same == d.len() && p.get(same).is_none_or(|&b| b == b'/') {
+            return true;
+        }
+        let Some(slash) = p[..same].iter().rposition(|&b| b == b'/') else {
+            return false;
+        };
+        let part = p[slash + 1..]
+            .split(|&b| b == b'/')
+            .next()
+            .unwrap_or_default();
+        matches!(part, b"" | b".") && path.starts_with(dir)
     }
+}
+
+/// How many bytes `a` and `b` start with alike: sixteen at a time (one
+/// comparison of two registers), then byte by byte.
+fn same_bytes(a: &[u8], b: &[u8]) -> usize {
+    let whole = a
+        .chunks_exact(16)
+        .zip(b.chunks_exact(16))
+        .take_while(|(x, y)| x == y)
+        .count()
+        * 16;
+    whole
+        + a[whole..]
+            .iter()
+            .zip(&b[whole..])
+            .take_while(|(x, y)| x == y)
+            .count()
 }
 
 /// `String::from_utf8_lossy`, checking first (a word at a time, where the
@@ -1068,18 +1115,32 @@ mod tests {
     }
 
     /// `is_below` by bytes is `Path::starts_with`, for every pair of paths
-    /// made of a few parts (plain or not).
+    /// made of a few parts (plain or not), alone and after a long part the
+    /// same in both or differing in one byte (their bytes compared sixteen
+    /// at a time, then one by one).
     #[test]
     fn is_below_is_starts_with() {
         let paths = super::disk::tests::small_paths(4);
+        let long = [
+            "",
+            "/0123456789abcdefghijklmnopqrstu",
+            "/0123456789abcdefghijklmnopqrstu/",
+        ];
+        let differing = "/0123456789abcdefghijklmnopqrstU";
         for dir in &paths {
             for path in &paths {
-                let (dir, path) = (Path::new(dir), Path::new(path));
-                assert_eq!(
-                    super::is_below(path, dir),
-                    path.starts_with(dir),
-                    "{path:?} below {dir:?}"
-                );
+                for (before_dir, before_path) in
+                    long.iter().map(|l| (*l, *l)).chain([(long[1], differing)])
+                {
+                    let (dir, path) =
+                        (format!("{before_dir}{dir}"), format!("{before_path}{path}"));
+                    let (dir, path) = (Path::new(&dir), Path::new(&path));
+                    assert_eq!(
+                        super::is_below(path, dir),
+                        path.starts_with(dir),
+                        "{path:?} below {dir:?}"
+                    );
+                }
             }
         }
     }

@@ -41,8 +41,8 @@ use rustc_hash::FxHashSet;
 use super::disk::{absent_below, derived, joined, Disk, EntryType, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
-    Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place, Role,
-    Skip, Writing,
+    Agent, AgentContext, Below, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place,
+    Role, Skip, Writing,
 };
 use crate::tokenize::Split;
 
@@ -445,12 +445,13 @@ pub(crate) fn likeness(
         return Likeness::Own;
     }
     let (mut between, mut below) = (false, false);
+    let (in_start, in_parent) = (Below::new(start.cwd), Below::new(parent));
     for f in context.files.iter().filter(|f| f.parent.is_some()) {
         let real = disk.canonicalize(&f.path).ok();
         for path in std::iter::once(f.path.as_path()).chain(real.as_deref()) {
-            if inside(path, start.cwd) {
+            if in_start.holds(path) {
                 below = true;
-            } else if inside(path, parent) {
+            } else if in_parent.holds(path) {
                 between = true;
             }
         }
