@@ -826,8 +826,9 @@ impl Part {
         self.text.len() + self.elided
     }
 
-    /// The tokens of `text` (exactly `tokenize::count(&self.text)`),
-    /// counted through `disk` but for the middle of each counted stretch,
+    /// The tokens of what it sends (exactly `tokenize::count(&self.text)`
+    /// for a part written whole; a part written to be measured counts the
+    /// same), counted through `disk` but for the middle of each counted stretch,
     /// whose tokens are known ([`Split`](crate::tokenize::Split) says why
     /// that is exact): a chain's text is mostly its files' texts, counted
     /// already, and counting it again walked every byte.
