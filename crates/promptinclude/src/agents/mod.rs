@@ -778,8 +778,8 @@ pub struct Part {
     /// Where it goes.
     pub place: Place,
     /// Byte for byte what is sent, framing included (but for a part
-    /// written [to be measured](Writing::ToMeasure), whose counted
-    /// stretches' middles are left out).
+    /// written only to be measured, as `audit --agents` measures the
+    /// contexts it computes, whose counted stretches' middles are left out).
     pub text: String,
     /// The stretches of `text` that are a file's text whose tokens the
     /// model counted, in order ([`Part::tokens`] sums them).
