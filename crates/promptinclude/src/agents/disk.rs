@@ -84,12 +84,27 @@ pub fn absent_below(listing: Option<&Listing>, dir: &Path, name: &str) -> bool {
     // cost more than the rest of the question.
     let mut parts = name.as_bytes().split(|&b| b == b'/');
     let first = parts.next().unwrap_or_default();
-    // `Path::join` adds a separator unless `dir` is empty or ends in one.
     let dir = key(dir);
-    let separator = usize::from(dir.last().is_some_and(|&b| b != b'/'));
     !matches!(first, b"" | b"." | b"..")
         && parts.all(|part| !matches!(part, b"" | b"." | b".."))
-        && absent_from(listing, first, dir.len() + separator + name.len())
+        && absent_from(listing, first, dir.len() + separator(dir) + name.len())
+}
+
+/// The separator `Path::join` puts between `dir` and a relative name: one,
+/// unless `dir` is empty or ends in one.
+fn separator(dir: &[u8]) -> usize {
+    usize::from(dir.last().is_some_and(|&b| b != b'/'))
+}
+
+/// Whether `path` is [`joined(dir, name)`](joined) byte for byte, for a
+/// relative `name`, without making it.
+pub(crate) fn is_joined(path: &[u8], dir: &Path, name: &str) -> bool {
+    let dir = key(dir);
+    let separator = separator(dir);
+    path.len() == dir.len() + separator + name.len()
+        && path.starts_with(dir)
+        && path.ends_with(name.as_bytes())
+        && (separator == 0 || path[dir.len()] == b'/')
 }
 
 /// Whether looking up a path of `len` bytes whose first part below a
@@ -1069,13 +1084,30 @@ pub(crate) mod tests {
         let paths = small_paths(3);
         for dir in &paths {
             for name in &paths {
-                let (dir, name) = (Path::new(dir), Path::new(name));
-                let joined = super::joined(dir, name);
+                let (dir_path, name_path) = (Path::new(dir), Path::new(name));
+                let joined = super::joined(dir_path, name_path);
+                let bytes = dir_path
+                    .join(name_path)
+                    .into_os_string()
+                    .into_encoded_bytes();
                 assert_eq!(
                     joined.as_os_str().as_encoded_bytes(),
-                    dir.join(name).as_os_str().as_encoded_bytes(),
+                    bytes,
                     "{dir:?} {name:?}"
                 );
+                // `is_joined` knows it without making it (a relative name),
+                // and only it: not with any one byte changed.
+                if !name.starts_with('/') {
+                    assert!(super::is_joined(&bytes, dir_path, name), "{dir:?} {name:?}");
+                    for i in 0..bytes.len() {
+                        let mut other = bytes.clone();
+                        other[i] ^= 1;
+                        assert!(
+                            !super::is_joined(&other, dir_path, name),
+                            "{dir:?} {name:?} {i}"
+                        );
+                    }
+                }
             }
         }
     }

@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::disk::{absent_below, derived, joined, Disk, EntryType, Listing, Live};
+use super::disk::{absent_below, derived, is_joined, joined, Disk, EntryType, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, Below, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place,
@@ -535,18 +535,12 @@ impl<'a> Walk<'a> {
 
     /// Whether `path` is taken.
     fn is_taken(&self, path: &OsStr) -> bool {
-        // An absent candidate's path is its directory, a separator unless
-        // the directory ends in one (`Path::join`), and its name.
         let bytes = path.as_encoded_bytes();
-        let is_absent = |&(dir, name): &(&Path, &str)| {
-            let dir = dir.as_os_str().as_encoded_bytes();
-            let separator = usize::from(!dir.ends_with(b"/"));
-            bytes.len() == dir.len() + separator + name.len()
-                && bytes.ends_with(name.as_bytes())
-                && bytes.starts_with(dir)
-                && (separator == 0 || bytes[dir.len()] == b'/')
-        };
-        self.taken.contains(path) || self.absent.iter().any(is_absent)
+        self.taken.contains(path)
+            || self
+                .absent
+                .iter()
+                .any(|&(dir, name)| is_joined(bytes, dir, name))
     }
 
     /// One file and its imports, in Claude Code's order (`anywhere`: its
