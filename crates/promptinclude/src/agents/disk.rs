@@ -428,8 +428,13 @@ impl Disk for Live {
         fs::read(path).map(Arc::from)
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::new();
+        // Room for the whole prefix up front (up to 64 KiB): from an empty
+        // buffer `read_to_end` probes with 32 bytes and grows by doubling,
+        // a system call each time (five to ten for a rule file of a few
+        // kilobytes, where two do).
+        let mut bytes = Vec::with_capacity(limit.min(1 << 16) as usize);
         fs::File::open(path)?.take(limit).read_to_end(&mut bytes)?;
+        bytes.shrink_to_fit();
         Ok(bytes)
     }
     fn read_dir(&self, path: &Path) -> io::Result<Listing> {
