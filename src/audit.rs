@@ -150,11 +150,6 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut write_result = Ok(());
     let mut output = AuditOutput::new(args)?;
     let with_content = args.html_include_content;
-    // The readable report's agents part is written where the tree was
-    // audited, in parallel: it is most of the report (365 KB over the
-    // benchmark's 7 trees), and written here it held up the trees after a
-    // slow one at the end of a run.
-    let agents_style = (!args.json).then_some(output.style);
     // One memo of token counts for every tree: repositories repeat each
     // other's rule files and the agents' framing.
     let counts = Arc::new(Memo::new());
@@ -200,23 +195,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                     report.live_index = Some(LiveIndexFacts::of(&planned.root, scanner));
                 }
             }
-            let agents_text = agents_style
-                .zip(report.agents.as_ref())
-                .map(|(style, tree)| {
-                    let mut text = Vec::new();
-                    promptinclude::audit::agents::text::write_tree(&mut text, tree, style)
-                        .expect("writing to a Vec does not fail");
-                    text
-                });
-            Ok(Audited {
-                report,
-                section,
-                agents_text,
-            })
+            Ok((report, section))
         },
-        |i, planned, audited| {
-            let audited = match audited {
-                Ok(audited) => audited,
+        |i, planned, report| {
+            let (report, section) = match report {
+                Ok(report) => report,
                 Err(error) => {
                     status = status.merge(report_root_error(&planned.root, &error));
                     summary.errors += 1;
@@ -225,19 +208,15 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
                     return write_result.is_ok();
                 }
             };
-            let Audited {
-                mut report,
-                section,
-                agents_text,
-            } = audited;
             if !report.is_dir {
                 status = status.merge(ExitStatus::Problems);
             }
+            let mut report = report;
             let failures = gates.check(&report);
             report.gate_failures = failures.len();
             summary.add(&report);
             summary.failures.extend(failures);
-            write_result = output.write_root(&report, section.as_deref(), agents_text.as_deref());
+            write_result = output.write_root(&report, section.as_deref());
             progress.tick(i + 1);
             write_result.is_ok()
         },
@@ -246,15 +225,6 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     write_result?;
     output.finish(&summary)?;
     Ok(status.merge(report_failures(&summary)))
-}
-
-/// One root's audit, as the batch hands it to the writer.
-struct Audited {
-    report: RootAudit,
-    /// Agent Zero's section, for a page that includes it.
-    section: Option<String>,
-    /// The agents part of the readable report (not for JSON).
-    agents_text: Option<Vec<u8>>,
 }
 
 /// The agents `--agents` names; not with `--rev`.
@@ -317,14 +287,7 @@ impl AuditOutput {
     }
 
     /// Writes one root's report: on stdout, then (if that worked) in the page.
-    /// `agents_text` is the readable report's agents part, written already
-    /// ([`Audited`]).
-    fn write_root(
-        &mut self,
-        report: &RootAudit,
-        section: Option<&str>,
-        agents_text: Option<&[u8]>,
-    ) -> std::io::Result<()> {
+    fn write_root(&mut self, report: &RootAudit, section: Option<&str>) -> std::io::Result<()> {
         if self.json {
             write_record(&mut self.out, "root", report)?;
         } else {
@@ -332,8 +295,8 @@ impl AuditOutput {
             if let Some(facts) = &report.live_index {
                 text::write_live_index(&mut self.out, facts)?;
             }
-            if let Some(text) = agents_text {
-                self.out.write_all(text)?;
+            if let Some(tree) = &report.agents {
+                promptinclude::audit::agents::text::write_tree(&mut self.out, tree, self.style)?;
             }
         }
         match &mut self.html {
