@@ -1196,6 +1196,37 @@ pub(crate) mod tests {
         }
     }
 
+    /// `Live::read_prefix` gives the file's first `limit` bytes, for sizes
+    /// and limits on either side of the room it reads into (64 KiB) and of
+    /// `read_to_end`'s first probe (32 bytes), and random ones.
+    #[test]
+    fn read_prefix_is_the_files_first_bytes() {
+        use super::{Disk, Live};
+        let mut next = crate::test_rng::seeded();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("file");
+        let edges = [0, 1, 31, 32, 33, 4096, 65_535, 65_536, 65_537, 200_000];
+        let mut sizes = edges.to_vec();
+        sizes.extend((0..6).map(|_| next(140_000)));
+        for size in sizes {
+            let bytes: Vec<u8> = (0..size).map(|_| next(256) as u8).collect();
+            std::fs::write(&path, &bytes).unwrap();
+            let mut limits: Vec<usize> = edges.to_vec();
+            limits.extend([size.saturating_sub(1), size, size + 1, next(size + 2)]);
+            for limit in limits {
+                let prefix = Live.read_prefix(&path, limit as u64).unwrap();
+                assert_eq!(
+                    prefix,
+                    bytes[..size.min(limit)],
+                    "size {size}, limit {limit}"
+                );
+            }
+        }
+        // A whole-file limit, as no file is that long.
+        let whole = Live.read_prefix(&path, u64::MAX).unwrap();
+        assert_eq!(whole, std::fs::read(&path).unwrap());
+    }
+
     /// The listings above a tree are what listing each directory gives, up
     /// to `/`, and each is made once for every tree below it.
     #[test]
