@@ -664,8 +664,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
             at
         })
         .collect();
-    let sends = |sent: &Sent, file: &Path| {
-        let want = &ids[bytes(file)];
+    let sends = |sent: &Sent, want: &Identity| {
         sent.targets.binary_search(&want.target_id).is_ok()
             || want
                 .text_id
@@ -682,29 +681,34 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
     let mut index: FxHashMap<(u32, &'static str), usize> = FxHashMap::default();
     for (a, agent) in agents.iter().enumerate() {
         for chain in &agent.chains {
+            // What each other agent sends where this chain starts, looked
+            // up once for all its files.
+            let there: Vec<Option<&Rc<Sent>>> = at
+                .iter()
+                .enumerate()
+                .map(|(b, at)| at.get(bytes(&chain.start)).filter(|_| b != a))
+                .collect();
             let project = chain
                 .context
                 .files
                 .iter()
                 .filter(|f| f.role == Role::Project && f.is_sent());
             for f in project {
-                for (b, other) in agents.iter().enumerate() {
-                    let there = at[b].get(bytes(&chain.start));
-                    if b == a || there.is_none_or(|c| sends(c, &f.path)) {
+                let want = &ids[bytes(&f.path)];
+                for (other, there) in agents.iter().zip(&there) {
+                    if there.is_none_or(|c| sends(c, want)) {
                         continue;
                     }
                     let missed_by = other.agent.name();
-                    let i = *index
-                        .entry((ids[bytes(&f.path)].target_id, missed_by))
-                        .or_insert_with(|| {
-                            misses.push(Miss {
-                                path: f.path.clone(),
-                                missed_by,
-                                loaded_by: BTreeSet::new(),
-                                dirs: Vec::new(),
-                            });
-                            misses.len() - 1
+                    let i = *index.entry((want.target_id, missed_by)).or_insert_with(|| {
+                        misses.push(Miss {
+                            path: f.path.clone(),
+                            missed_by,
+                            loaded_by: BTreeSet::new(),
+                            dirs: Vec::new(),
                         });
+                        misses.len() - 1
+                    });
                     let miss = &mut misses[i];
                     miss.loaded_by.insert(agent.agent.name());
                     // By bytes: `Path`'s equality parses components.
