@@ -255,10 +255,11 @@ pub(super) fn collect(
                 || {
                     let mut found = Found::new(root);
                     let mut measured = FxHashMap::default();
+                    let mut seen = Seen::default();
                     for agent in chains {
                         for chain in &agent.chains {
                             outcomes(agent.agent, chain, disk, &mut found);
-                            duplicates(agent.agent, chain, &ids, &mut found);
+                            duplicates(agent.agent, chain, &ids, &mut seen, &mut found);
                             if agent.agent == Agent::ClaudeCode {
                                 over_recommended(chain, disk, &mut measured, &mut found);
                             }
@@ -465,9 +466,16 @@ fn bytes(path: &Path) -> &[u8] {
 
 /// Files of one chain sent twice: the same file under two names, or the
 /// same text in two files.
-fn duplicates(agent: Agent, chain: &Chain, ids: &Identities<'_>, found: &mut Found) {
-    let mut by_target: FxHashMap<u32, &Path> = FxHashMap::default();
-    let mut by_text: FxHashMap<u32, &Path> = FxHashMap::default();
+fn duplicates<'a>(
+    agent: Agent,
+    chain: &'a Chain,
+    ids: &Identities<'_>,
+    seen: &mut Seen<'a>,
+    found: &mut Found,
+) {
+    let Seen { by_target, by_text } = seen;
+    by_target.clear();
+    by_text.clear();
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
         let id = &ids[bytes(&f.path)];
         let first = match by_target.get(&id.target_id) {
@@ -498,6 +506,15 @@ fn duplicates(agent: Agent, chain: &Chain, ids: &Identities<'_>, found: &mut Fou
             ));
         }
     }
+}
+
+/// What [`duplicates`] has seen of one chain: the first file sent of each
+/// target and of each text. Kept from chain to chain and cleared, not made
+/// again for each of a tree's hundreds of chains.
+#[derive(Default)]
+struct Seen<'a> {
+    by_target: FxHashMap<u32, &'a Path>,
+    by_text: FxHashMap<u32, &'a Path>,
 }
 
 /// Claude Code's files past the size it warns about ("Large CLAUDE.md will
