@@ -698,8 +698,8 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
     let mut index: FxHashMap<(u32, &'static str), usize> = FxHashMap::default();
     for (a, agent) in agents.iter().enumerate() {
         for chain in &agent.chains {
-            // What each other agent sends where this chain starts, looked
-            // up once for all its files.
+            // What each agent sends where this chain starts (nothing asked
+            // of the chain's own agent), looked up once for all its files.
             let there: Vec<Option<&Rc<Sent>>> = at
                 .iter()
                 .enumerate()
