@@ -164,8 +164,7 @@ impl Memo {
         // A text with no cut is one chunk: remembered too, as the end of a
         // file with the framing after it recurs in every chain that sends
         // the file.
-        let bounds = chunk_bounds(text);
-        let chunks = bounds.windows(2).map(|w| &text[w[0]..w[1]]);
+        let chunks = chunks(text);
 
         // Look every chunk up under one read lock.
         let mut total = 0;
@@ -258,23 +257,41 @@ impl Memo {
 #[doc(hidden)]
 pub fn chunk_bounds(text: &str) -> Vec<usize> {
     let mut bounds = vec![0];
-    let line_starts = memchr::memchr_iter(b'\n', text.as_bytes())
-        .map(|i| i + 1)
-        .filter(|&p| is_cut(text, p));
-    for next in line_starts.chain([text.len()]) {
-        let mut last = bounds[bounds.len() - 1];
-        while next - last > 2 * LONG_CHUNK {
-            match (last + LONG_CHUNK..next).find(|&p| is_cut(text, p)) {
-                Some(p) => {
-                    bounds.push(p);
-                    last = p;
-                }
-                None => break,
-            }
-        }
-        bounds.push(next);
+    let mut end = 0;
+    for chunk in chunks(text) {
+        end += chunk.len();
+        bounds.push(end);
     }
     bounds
+}
+
+/// The chunks between [`chunk_bounds`], in order, found as they are asked
+/// for: [`Memo::count`] looks each up once, and collecting their bounds
+/// first cost it an allocation, grown line by line, per text.
+fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    let mut line_starts = memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|i| i + 1)
+        .filter(move |&p| is_cut(text, p))
+        .chain([text.len()]);
+    // Where the last chunk ended, and the line start being approached.
+    let (mut last, mut next) = (0, None);
+    std::iter::from_fn(move || {
+        let to = match next {
+            Some(to) => to,
+            None => *next.insert(line_starts.next()?),
+        };
+        // A long stretch is cut at its first cut past `LONG_CHUNK` bytes.
+        let end = (to - last > 2 * LONG_CHUNK)
+            .then(|| (last + LONG_CHUNK..to).find(|&p| is_cut(text, p)))
+            .flatten()
+            .unwrap_or_else(|| {
+                next = None;
+                to
+            });
+        let chunk = &text[last..end];
+        last = end;
+        Some(chunk)
+    })
 }
 
 /// How long a stretch of text [`chunk_bounds`] leaves uncut where it can

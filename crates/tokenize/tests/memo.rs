@@ -290,6 +290,47 @@ fn chunk_bounds_are_cuts_and_do_not_depend_on_the_framing() {
     assert_eq!(a, inside("# Other framing, /somewhere/else\n"));
 }
 
+/// The bounds as the rule states them, found the plain way (every line
+/// start that is a cut; a stretch past 2 KiB cut at its first cut 1 KiB
+/// in, again and again), against `chunk_bounds`, which finds them as the
+/// memo asks for its chunks: over random texts, long lines among them.
+#[test]
+fn chunk_bounds_follow_the_rule() {
+    const LONG: usize = 1024;
+    fn by_the_rule(t: &str) -> Vec<usize> {
+        let mut bounds = vec![0];
+        let line_starts = (1..t.len()).filter(|&p| t.as_bytes()[p - 1] == b'\n' && is_cut(t, p));
+        for next in line_starts.chain([t.len()]) {
+            let mut last = bounds[bounds.len() - 1];
+            while next - last > 2 * LONG {
+                match (last + LONG..next).find(|&p| is_cut(t, p)) {
+                    Some(p) => {
+                        bounds.push(p);
+                        last = p;
+                    }
+                    None => break,
+                }
+            }
+            bounds.push(next);
+        }
+        bounds
+    }
+    let mut rng = Rng::new(fresh_seed("PROMPTINCLUDE_TOKENIZE_MEMO_SEED"));
+    let pool = pool(&mut rng);
+    for round in 0..iterations(600) {
+        let mut t = text(&mut rng, &pool);
+        if round % 3 == 0 {
+            // A long line, or a long run of spaces with no cut at all.
+            let filler = if round % 2 == 0 { " " } else { "word, " };
+            let at = rng.below(t.len() + 1);
+            let at = (0..=at).rev().find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+            t.insert_str(at, &filler.repeat(200 + rng.below(2000)));
+        }
+        assert_eq!(chunk_bounds(&t), by_the_rule(&t), "{t:?}");
+    }
+    assert_eq!(chunk_bounds(""), by_the_rule(""));
+}
+
 /// A long line cut short (Codex truncating a file at its byte limit, at
 /// another place for each chain) is cut where the whole line is, so all
 /// but its last few kilobytes are found in the memo.
