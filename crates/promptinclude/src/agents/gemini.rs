@@ -36,9 +36,11 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use super::disk::{absent_below, derived, Disk, Live};
+use super::disk::{absent_below, derived, is_plain, Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
-use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
+use super::{
+    Agent, AgentContext, Below, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
+};
 
 /// The Gemini CLI version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "0.61.0";
@@ -499,16 +501,20 @@ pub(crate) fn adds_nothing(
         Some(_) => return false,
         None => user_facts(disk, start.home, false),
     };
-    let gemini_dir = &user.gemini_dir;
-    let special =
-        |dir: &Path| user.real_home.as_deref() == Some(dir) || super::is_below(dir, gemini_dir);
+    // Asked of every directory: whether the two paths are plain is known.
+    let home = user
+        .real_home
+        .as_ref()
+        .map(|(home, plain)| Below::known(home, *plain));
+    let gemini_dir = Below::known(&user.gemini_dir.0, user.gemini_dir.1);
+    let special = |dir: &Path| home.as_ref().is_some_and(|h| h.is(dir)) || gemini_dir.holds(dir);
     if context.root.is_none() || special(start.cwd) || special(parent) || !user.plain_names {
         return false;
     }
     if !super::holds_none(disk, parent, &[".gemini"]) {
         return false;
     }
-    let names = &user.settings.names;
+    let (names, gemini_dir) = (&user.settings.names, &user.gemini_dir.0);
     super::holds_none(disk, start.cwd, &user.watched)
         && (user.no_private_memory
             || (private_memory(disk, gemini_dir, start.cwd, names).is_empty()
@@ -518,10 +524,10 @@ pub(crate) fn adds_nothing(
 /// What [`adds_nothing`] needs of the user's Gemini directory, the same
 /// for every start.
 struct UserFacts {
-    /// The user's Gemini directory.
-    gemini_dir: PathBuf,
-    /// The home's physical path.
-    real_home: Option<PathBuf>,
+    /// The user's Gemini directory, and whether it is a plain path.
+    gemini_dir: (PathBuf, bool),
+    /// The home's physical path, and whether it is a plain path.
+    real_home: Option<(PathBuf, bool)>,
     /// The user's settings (a start's workspace settings are not asked
     /// for: a directory holding `.gemini` adds something).
     settings: Settings,
@@ -567,9 +573,13 @@ fn user_facts(disk: &dyn Disk, home: &Path, from_env: bool) -> Arc<UserFacts> {
         let mut watched = settings.names.clone();
         watched.extend(settings.markers.iter().cloned());
         watched.push(".gemini".to_string());
+        let with_plain = |path: PathBuf| {
+            let plain = is_plain(path.as_os_str().as_encoded_bytes());
+            (path, plain)
+        };
         UserFacts {
             no_private_memory,
-            real_home: disk.canonicalize(&home).ok(),
+            real_home: disk.canonicalize(&home).ok().map(with_plain),
             plain_names: settings
                 .names
                 .iter()
@@ -577,7 +587,7 @@ fn user_facts(disk: &dyn Disk, home: &Path, from_env: bool) -> Arc<UserFacts> {
                 .all(|n| super::plain_name(n)),
             settings,
             watched,
-            gemini_dir: gemini_dir.to_path_buf(),
+            gemini_dir: with_plain(gemini_dir.to_path_buf()),
         }
     })
 }

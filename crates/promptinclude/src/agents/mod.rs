@@ -474,10 +474,20 @@ pub(crate) struct Below<'a> {
 
 impl<'a> Below<'a> {
     pub(crate) fn new(dir: &'a Path) -> Below<'a> {
-        Below {
-            dir,
-            plain: disk::is_plain(dir.as_os_str().as_encoded_bytes()),
-        }
+        Below::known(dir, disk::is_plain(dir.as_os_str().as_encoded_bytes()))
+    }
+
+    /// [`Below::new`], where whether `dir` is plain (`plain`) was found
+    /// before, once for many questions.
+    pub(crate) fn known(dir: &'a Path, plain: bool) -> Below<'a> {
+        Below { dir, plain }
+    }
+
+    /// Whether `path` is the directory (`Path`'s `==`, by components): a
+    /// path that does not start with it by bytes, as most do not, is
+    /// answered without parsing either.
+    pub(crate) fn is(&self, path: &Path) -> bool {
+        self.holds(path) && path == self.dir
     }
 
     /// Whether `path` is the directory or below it ([`is_below`]).
@@ -1119,10 +1129,10 @@ mod tests {
         assert!(elided > 200, "{elided} of 2000 parts elided");
     }
 
-    /// `is_below` by bytes is `Path::starts_with`, for every pair of paths
-    /// made of a few parts (plain or not), alone and after a long part the
-    /// same in both or differing in one byte (their bytes compared sixteen
-    /// at a time, then one by one).
+    /// `is_below` by bytes is `Path::starts_with`, and `Below::is` is `==`,
+    /// for every pair of paths made of a few parts (plain or not), alone and
+    /// after a long part the same in both or differing in one byte (their
+    /// bytes compared sixteen at a time, then one by one).
     #[test]
     fn is_below_is_starts_with() {
         let paths = super::disk::tests::small_paths(4);
@@ -1144,6 +1154,11 @@ mod tests {
                         super::is_below(path, dir),
                         path.starts_with(dir),
                         "{path:?} below {dir:?}"
+                    );
+                    assert_eq!(
+                        super::Below::new(dir).is(path),
+                        path == dir,
+                        "{path:?} is {dir:?}"
                     );
                 }
             }
