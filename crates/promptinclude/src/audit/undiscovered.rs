@@ -151,7 +151,16 @@ impl Visitor for Collector<'_> {
         };
         // An entry the file system gives no type for (`DT_UNKNOWN`) would
         // need an `lstat`: such a directory is left for the agents to list.
-        let typed: Option<Vec<(usize, EntryType)>> = entries
+        // (Looked for first, so that the typed entries are collected at
+        // their size: collecting into an `Option` grows them one by one.)
+        if entries
+            .ends
+            .iter()
+            .any(|&(_, kind)| kind == EntryKind::Unknown)
+        {
+            return;
+        }
+        let typed = entries
             .ends
             .iter()
             .map(|&(end, kind)| {
@@ -159,16 +168,14 @@ impl Visitor for Collector<'_> {
                     EntryKind::File => EntryType::File,
                     EntryKind::Dir => EntryType::Dir,
                     EntryKind::Symlink => EntryType::Symlink,
-                    EntryKind::Other => EntryType::Other,
-                    EntryKind::Unknown => return None,
+                    // (`Unknown` is ruled out above.)
+                    EntryKind::Other | EntryKind::Unknown => EntryType::Other,
                 };
-                Some((end, typed))
+                (end, typed)
             })
             .collect();
-        if let Some(typed) = typed {
-            let listing = Listing::packed(entries.names.clone(), typed);
-            lock(listings).push((full.to_vec(), listing));
-        }
+        let listing = Listing::packed(entries.names.clone(), typed);
+        lock(listings).push((full.to_vec(), listing));
     }
 }
 
