@@ -36,10 +36,10 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use super::disk::{absent_below, derived, is_plain, Disk, Live};
+use super::disk::{absent_below, derived, Disk, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
-    Agent, AgentContext, Below, ContextError, ContextFile, Outcome, Part, Place, Role, Skip,
+    Agent, AgentContext, ContextError, ContextFile, KeptDir, Outcome, Part, Place, Role, Skip,
 };
 
 /// The Gemini CLI version this model reproduces (`tests/agents/package.json`).
@@ -501,12 +501,8 @@ pub(crate) fn adds_nothing(
         Some(_) => return false,
         None => user_facts(disk, start.home, false),
     };
-    // Asked of every directory: whether the two paths are plain is known.
-    let home = user
-        .real_home
-        .as_ref()
-        .map(|(home, plain)| Below::known(home, *plain));
-    let gemini_dir = Below::known(&user.gemini_dir.0, user.gemini_dir.1);
+    let home = user.real_home.as_ref().map(KeptDir::below);
+    let gemini_dir = user.gemini_dir.below();
     let special = |dir: &Path| home.as_ref().is_some_and(|h| h.is(dir)) || gemini_dir.holds(dir);
     if context.root.is_none() || special(start.cwd) || special(parent) || !user.plain_names {
         return false;
@@ -514,7 +510,7 @@ pub(crate) fn adds_nothing(
     if !super::holds_none(disk, parent, &[".gemini"]) {
         return false;
     }
-    let (names, gemini_dir) = (&user.settings.names, &user.gemini_dir.0);
+    let (names, gemini_dir) = (&user.settings.names, user.gemini_dir.path());
     super::holds_none(disk, start.cwd, &user.watched)
         && (user.no_private_memory
             || (private_memory(disk, gemini_dir, start.cwd, names).is_empty()
@@ -524,10 +520,10 @@ pub(crate) fn adds_nothing(
 /// What [`adds_nothing`] needs of the user's Gemini directory, the same
 /// for every start.
 struct UserFacts {
-    /// The user's Gemini directory, and whether it is a plain path.
-    gemini_dir: (PathBuf, bool),
-    /// The home's physical path, and whether it is a plain path.
-    real_home: Option<(PathBuf, bool)>,
+    /// The user's Gemini directory.
+    gemini_dir: KeptDir,
+    /// The home's physical path.
+    real_home: Option<KeptDir>,
     /// The user's settings (a start's workspace settings are not asked
     /// for: a directory holding `.gemini` adds something).
     settings: Settings,
@@ -573,13 +569,9 @@ fn user_facts(disk: &dyn Disk, home: &Path, from_env: bool) -> Arc<UserFacts> {
         let mut watched = settings.names.clone();
         watched.extend(settings.markers.iter().cloned());
         watched.push(".gemini".to_string());
-        let with_plain = |path: PathBuf| {
-            let plain = is_plain(path.as_os_str().as_encoded_bytes());
-            (path, plain)
-        };
         UserFacts {
             no_private_memory,
-            real_home: disk.canonicalize(&home).ok().map(with_plain),
+            real_home: disk.canonicalize(&home).ok().map(KeptDir::new),
             plain_names: settings
                 .names
                 .iter()
@@ -587,7 +579,7 @@ fn user_facts(disk: &dyn Disk, home: &Path, from_env: bool) -> Arc<UserFacts> {
                 .all(|n| super::plain_name(n)),
             settings,
             watched,
-            gemini_dir: with_plain(gemini_dir.to_path_buf()),
+            gemini_dir: KeptDir::new(gemini_dir.to_path_buf()),
         }
     })
 }

@@ -474,13 +474,10 @@ pub(crate) struct Below<'a> {
 
 impl<'a> Below<'a> {
     pub(crate) fn new(dir: &'a Path) -> Below<'a> {
-        Below::known(dir, disk::is_plain(dir.as_os_str().as_encoded_bytes()))
-    }
-
-    /// [`Below::new`], where whether `dir` is plain (`plain`) was found
-    /// before, once for many questions.
-    pub(crate) fn known(dir: &'a Path, plain: bool) -> Below<'a> {
-        Below { dir, plain }
+        Below {
+            dir,
+            plain: disk::is_plain(dir.as_os_str().as_encoded_bytes()),
+        }
     }
 
     /// Whether `path` is the directory (`Path`'s `==`, by components): a
@@ -518,6 +515,33 @@ impl<'a> Below<'a> {
             .next()
             .unwrap_or_default();
         matches!(part, b"" | b".") && path.starts_with(dir)
+    }
+}
+
+/// A directory kept to be asked [`Below`]'s questions again and again
+/// (once per directory of a tree), with whether it is plain found once.
+pub(crate) struct KeptDir {
+    path: PathBuf,
+    plain: bool,
+}
+
+impl KeptDir {
+    pub(crate) fn new(path: PathBuf) -> KeptDir {
+        let plain = disk::is_plain(path.as_os_str().as_encoded_bytes());
+        KeptDir { path, plain }
+    }
+
+    /// The directory.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// [`Below::new`] of the directory.
+    pub(crate) fn below(&self) -> Below<'_> {
+        Below {
+            dir: &self.path,
+            plain: self.plain,
+        }
     }
 }
 
