@@ -6,8 +6,8 @@
 //! with the oracle's pathspec and fnmatch), which the matchers must reproduce.
 //!
 //! Knobs: PROMPTINCLUDE_FUZZ_SECS (mutation time per target, default 2; CI
-//! may set 30), PROMPTINCLUDE_FUZZ_SEED (default 1). Long runs: see
-//! `docs/fuzzing.md`.
+//! sets 10), PROMPTINCLUDE_FUZZ_SEED (default: a fresh seed, printed, so each
+//! run mutates differently). Long runs: see `docs/fuzzing.md`.
 
 use crate::common;
 #[path = "../fuzz/src/lib.rs"]
@@ -123,7 +123,7 @@ fn smoke(name: &str, target: fn(&[u8])) -> usize {
         target(seed);
     }
     let budget = Duration::from_secs(env_u64("PROMPTINCLUDE_FUZZ_SECS", 2));
-    let mut rng = Rng::new(env_u64("PROMPTINCLUDE_FUZZ_SEED", 1));
+    let mut rng = Rng::new(common::fresh_seed("PROMPTINCLUDE_FUZZ_SEED"));
     let started = Instant::now();
     let mut runs = seeds.len();
     while started.elapsed() < budget {

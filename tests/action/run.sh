@@ -6,6 +6,7 @@
 # steps. PyYAML comes from a cached venv (~/.cache/promptinclude-action-venv).
 #   tests/action/run.sh            # uses target/release/promptinclude (built if missing)
 #   PROMPTINCLUDE_BIN=/path/to/promptinclude tests/action/run.sh
+#   tests/action/run.sh --setup-only   # only the cached venv
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repo="$PWD"
@@ -29,6 +30,7 @@ if ! "$venv/bin/python" -c 'import yaml' 2>/dev/null; then
   python3 -m venv "$venv" || skip_or_fail "cannot create a venv at $venv"
   "$venv/bin/pip" install -q 'PyYAML==6.0.3' || skip_or_fail "cannot install PyYAML from PyPI"
 fi
+[ "${1:-}" != --setup-only ] || exit 0
 
 if [ -n "${PROMPTINCLUDE_BIN:-}" ] && [ ! -x "$PROMPTINCLUDE_BIN" ]; then
   echo "tests/action: FAILED: PROMPTINCLUDE_BIN=$PROMPTINCLUDE_BIN is not an executable" >&2

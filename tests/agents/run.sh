@@ -5,6 +5,7 @@
 # `promptinclude context` against Codex, Claude Code and Gemini CLI.
 #
 #   PROMPTINCLUDE_BIN=target/release/promptinclude bash tests/agents/run.sh
+#   bash tests/agents/run.sh --setup-only   # only the npm install (no binary needed)
 #
 # The npm install is cached under ${XDG_CACHE_HOME:-~/.cache}/promptinclude-agents/
 # and redone only when package-lock.json changes. Skips (exit 0) only when
@@ -30,14 +31,6 @@ if [[ -n "$missing" ]]; then
 	exit 0
 fi
 
-PROMPTINCLUDE_BIN="${PROMPTINCLUDE_BIN:-$repo/target/release/promptinclude}"
-if [[ ! -x "$PROMPTINCLUDE_BIN" || -d "$PROMPTINCLUDE_BIN" ]]; then
-	echo "tests/agents: no promptinclude binary at $PROMPTINCLUDE_BIN; build it first: cargo build --release" >&2
-	exit 1
-fi
-PROMPTINCLUDE_BIN="$(cd "$(dirname "$PROMPTINCLUDE_BIN")" && pwd)/$(basename "$PROMPTINCLUDE_BIN")"
-export PROMPTINCLUDE_BIN
-
 # The install lives outside the work tree (it is ~800 MB: the agents ship
 # native binaries), keyed by the lockfile so a version bump reinstalls.
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/promptinclude-agents"
@@ -52,6 +45,15 @@ if [[ ! -f "$modules/.complete" ]]; then
 	(cd "$modules" && npm ci --no-audit --no-fund --loglevel=error </dev/null)
 	touch "$modules/.complete"
 fi
+[[ "${1:-}" != --setup-only ]] || exit 0
+PROMPTINCLUDE_BIN="${PROMPTINCLUDE_BIN:-$repo/target/release/promptinclude}"
+if [[ ! -x "$PROMPTINCLUDE_BIN" || -d "$PROMPTINCLUDE_BIN" ]]; then
+	echo "tests/agents: no promptinclude binary at $PROMPTINCLUDE_BIN; build it first: cargo build --release" >&2
+	exit 1
+fi
+PROMPTINCLUDE_BIN="$(cd "$(dirname "$PROMPTINCLUDE_BIN")" && pwd)/$(basename "$PROMPTINCLUDE_BIN")"
+export PROMPTINCLUDE_BIN
+
 export AGENTS_NODE_MODULES="$modules/node_modules"
 echo "tests/agents: claude $("$AGENTS_NODE_MODULES/.bin/claude" --version </dev/null), $("$AGENTS_NODE_MODULES/.bin/codex" --version </dev/null), gemini $("$AGENTS_NODE_MODULES/.bin/gemini" --version </dev/null), node $(node --version), promptinclude=$PROMPTINCLUDE_BIN"
 

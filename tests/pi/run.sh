@@ -4,6 +4,7 @@
 # differential test of `promptinclude context --agent pi` against it.
 #
 #   PROMPTINCLUDE_BIN=target/release/promptinclude bash tests/pi/run.sh
+#   bash tests/pi/run.sh --setup-only   # only the npm install (no binary needed)
 #
 # PROMPTINCLUDE_BIN defaults to target/release/promptinclude, then
 # target/debug/promptinclude; the caller builds it. Skips (exit 0) only when
@@ -28,6 +29,12 @@ if ! command -v npm >/dev/null 2>&1; then
 	exit 1
 fi
 
+# Reinstall only when node_modules does not match the lockfile.
+if [[ ! -x "$here/node_modules/.bin/pi" || ! -f "$here/node_modules/.package-lock.json" || "$here/package-lock.json" -nt "$here/node_modules/.package-lock.json" ]]; then
+	echo "tests/pi: npm ci"
+	(cd "$here" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error </dev/null)
+fi
+[[ "${1:-}" != --setup-only ]] || exit 0
 if [[ -z "${PROMPTINCLUDE_BIN:-}" ]]; then
 	for candidate in "$repo/target/release/promptinclude" "$repo/target/debug/promptinclude"; do
 		if [[ -x "$candidate" ]]; then
@@ -44,11 +51,6 @@ PROMPTINCLUDE_BIN="$(cd "$(dirname "$PROMPTINCLUDE_BIN")" && pwd)/$(basename "$P
 export PROMPTINCLUDE_BIN
 
 cd "$here"
-# Reinstall only when node_modules does not match the lockfile.
-if [[ ! -x node_modules/.bin/pi || ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
-	echo "tests/pi: npm ci"
-	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error </dev/null
-fi
 echo "tests/pi: pi $(node -p 'require("./node_modules/@mariozechner/pi-coding-agent/package.json").version'), node $(node --version), promptinclude=$PROMPTINCLUDE_BIN"
 
 # No TTY in CI: force the TAP reporter so the summary lines are always printed.

@@ -8,6 +8,7 @@
 # (default target/precommit) keeps that build between runs.
 #   tests/pre-commit/run.sh
 #   PROMPTINCLUDE_KEEP_TMP=1 tests/pre-commit/run.sh    # keep the temp dirs
+#   tests/pre-commit/run.sh --setup-only                # only the cached venv
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repo="$PWD"
@@ -33,6 +34,7 @@ if [ "$("$venv/bin/pre-commit" --version 2>/dev/null)" != "pre-commit $PRE_COMMI
   "$venv/bin/pip" install -q "pre-commit==$PRE_COMMIT_VERSION" || skip_or_fail "cannot install pre-commit $PRE_COMMIT_VERSION from PyPI"
 fi
 pre_commit="$venv/bin/pre-commit"
+[ "${1:-}" != --setup-only ] || exit 0
 
 # pre-commit runs the build under the temporary HOME below: keep the real
 # toolchain and crate cache.

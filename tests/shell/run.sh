@@ -14,8 +14,21 @@
 # fish, zsh and man (man-db) are installed with apt-get when missing and
 # root; where they cannot be, that part prints SKIPPED, or fails under
 # PROMPTINCLUDE_REQUIRE_ORACLE=1 (as .ci/run sets).
+# `tests/shell/run.sh --setup-only` only installs the missing shells and man,
+# with one apt-get.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+if [ "${1:-}" = --setup-only ]; then
+  missing=()
+  for cmd_pkg in fish:fish zsh:zsh man:man-db; do
+    command -v "${cmd_pkg%%:*}" >/dev/null || missing+=("${cmd_pkg#*:}")
+  done
+  if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "tests/shell: installing ${missing[*]} with apt-get" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  fi
+  exit
+fi
 bin="${PROMPTINCLUDE_BIN:-$PWD/target/release/promptinclude}"
 [ -x "$bin" ] || { echo "tests/shell: FAILED: no binary at $bin" >&2; exit 1; }
 work="$(mktemp -d)"
