@@ -280,14 +280,20 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
             Some(to) => to,
             None => *next.insert(line_starts.next()?),
         };
-        // A long stretch is cut at its first cut past `LONG_CHUNK` bytes.
-        let end = (to - last > 2 * LONG_CHUNK)
-            .then(|| (last + LONG_CHUNK..to).find(|&p| is_cut(text, p)))
-            .flatten()
-            .unwrap_or_else(|| {
+        // A long stretch is cut at its first cut past `LONG_CHUNK` bytes;
+        // otherwise the chunk runs to the line start, which is then passed.
+        let long_cut = if to - last > 2 * LONG_CHUNK {
+            (last + LONG_CHUNK..to).find(|&p| is_cut(text, p))
+        } else {
+            None
+        };
+        let end = match long_cut {
+            Some(cut) => cut,
+            None => {
                 next = None;
                 to
-            });
+            }
+        };
         let chunk = &text[last..end];
         last = end;
         Some(chunk)
