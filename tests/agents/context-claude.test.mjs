@@ -319,6 +319,20 @@ const EDGE_CASES = [
 	}),
 	edge("html-comments", { files: { "tree/CLAUDE.md": "<!-- top -->\nA <!-- inline --> B\n\n<!--\nmulti\n-->\nC\n```\n<!-- in code -->\n```\n" } }),
 	edge("html-comment-crlf", { files: { "tree/CLAUDE.md": "A\r\n\r\n<!-- c -->\r\nB\r\n" } }),
+	// marked's inline comment is `<!-->`, `<!--->` or up to the first `-->` in its paragraph or
+	// heading; without one, `<!--` is text and a mention after it counts (seed 4273400396, r7).
+	edge("inline-comments", {
+		files: {
+			"tree/CLAUDE.md": "A <!-- @u.md --x> B\n\nC <!-- @v.md\n\nD --> E\n\nF <!-- @h.md\n# head --> x\n\nG <!-- @x.md\nH -->@y.md\n\nI <!-->@s1.md J <!--->@s2.md\n",
+			"tree/u.md": "U",
+			"tree/v.md": "V",
+			"tree/h.md": "H",
+			"tree/x.md": "X",
+			"tree/y.md": "Y",
+			"tree/s1.md": "S1",
+			"tree/s2.md": "S2",
+		},
+	}),
 	edge("html-comment-residue", { files: { "tree/CLAUDE.md": "<!-- c --> kept @r.md\n\nX\n", "tree/r.md": "R\n" } }),
 	edge("import-chain", { files: { "tree/CLAUDE.md": "ROOT @sub/other.md end\n", "tree/sub/other.md": "OTHER @deep.md\n", "tree/sub/deep.md": "DEEP\n" } }),
 	edge("import-not-in-code", {

@@ -425,8 +425,11 @@ fn blocks(text: &str) -> Vec<Block> {
             let hashes = r.len() - r.trim_start_matches('#').len();
             (1..=6).contains(&hashes) && r[hashes..].starts_with([' ', '\t', '\n'])
         });
+        // A heading ends a paragraph and is a block of its own line
+        // (marked's `paragraph` stops before one): inline comments and
+        // mentions do not run across it.
         match blocks.last_mut() {
-            Some(Block::Text(_, end)) if in_paragraph => *end = start + line.len(),
+            Some(Block::Text(_, end)) if in_paragraph && !heading => *end = start + line.len(),
             _ => blocks.push(Block::Text(start, start + line.len())),
         }
         in_paragraph = !heading;
@@ -535,6 +538,8 @@ fn text_runs(block: &str) -> Vec<&str> {
     let bytes = block.as_bytes();
     let mut run_start = 0;
     let mut i = 0;
+    // Set once a `<!--` finds no `-->` after it: none after it will either.
+    let mut unclosed = false;
     while i < bytes.len() {
         if bytes[i] == b'`' {
             let ticks = block[i..].len() - block[i..].trim_start_matches('`').len();
@@ -548,18 +553,38 @@ fn text_runs(block: &str) -> Vec<&str> {
             continue;
         }
         if bytes[i..].starts_with(b"<!--") {
-            runs.push(&block[run_start..i]);
-            let end = block[i + 4..]
-                .find("-->")
-                .map_or(block.len(), |c| i + 4 + c + 3);
-            i = end;
-            run_start = i;
-            continue;
+            if let Some(length) = inline_comment(&block[i..], &mut unclosed) {
+                runs.push(&block[run_start..i]);
+                i += length;
+                run_start = i;
+                continue;
+            }
         }
         i += 1;
     }
     runs.push(&block[run_start..]);
     runs
+}
+
+/// The length of the inline comment `rest` starts with, as marked's inline
+/// `comment` rule `<!--(?:-?>|[\s\S]*?-->)` takes it: `<!-->`, `<!--->`,
+/// or through the first `-->` in the block. Without one it is no comment,
+/// and the `<!--` is text (where an `@` mention inside still counts).
+/// `unclosed` remembers that no `-->` follows, for every later `<!--`.
+fn inline_comment(rest: &str, unclosed: &mut bool) -> Option<usize> {
+    let after = &rest[4..];
+    if after.starts_with('>') {
+        return Some(5);
+    }
+    if after.starts_with("->") {
+        return Some(6);
+    }
+    if *unclosed {
+        return None;
+    }
+    let close = after.find("-->");
+    *unclosed = close.is_none();
+    close.map(|c| 4 + c + 3)
 }
 
 /// Where a run of exactly `ticks` backticks starts in `rest` (a code span's
@@ -784,5 +809,27 @@ mod tests {
             p.imports,
             ["ok.md", "after.md", "e f.md", "b.md", "resid.md"]
         );
+    }
+
+    #[test]
+    fn inline_comments_as_marked_takes_them() {
+        let imports = |text: &str| parse(text, true).imports;
+        // No `-->` in the paragraph: `<!--` is text, the mention counts (a
+        // later paragraph's `-->` does not close it, nor a heading's).
+        assert_eq!(imports("A <!-- @u.md --x> B\n"), ["u.md"]);
+        assert_eq!(imports("A <!-- @v.md\n\nB --> C\n"), ["v.md"]);
+        assert_eq!(imports("A <!-- @h.md\n# head --> x\n"), ["h.md"]);
+        assert_eq!(imports("# head <!-- @g.md\nB --> x\n"), ["g.md"]);
+        // Closed in the paragraph: hidden, and the text after it is a new run.
+        assert_eq!(imports("A <!-- @x.md\nB -->@y.md\n"), ["y.md"]);
+        // The short forms close at once.
+        assert_eq!(
+            imports("A <!-->@s1.md B <!--->@s2.md\n"),
+            ["s1.md", "s2.md"]
+        );
+        assert_eq!(imports("A <!---->@s3.md\n"), ["s3.md"]);
+        // Many unclosed openers: each is text (and found in linear time).
+        let many = format!("A {}@m.md\n", "<!-- ".repeat(20_000));
+        assert_eq!(imports(&many), ["m.md"]);
     }
 }
