@@ -18,15 +18,21 @@
 # with one apt-get.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-if [ "${1:-}" = --setup-only ]; then
-  missing=()
-  for cmd_pkg in fish:fish zsh:zsh man:man-db; do
-    command -v "${cmd_pkg%%:*}" >/dev/null || missing+=("${cmd_pkg#*:}")
+# Installs, with one apt-get, the Debian packages of the commands missing
+# among CMD:PKG pairs (where apt-get can be run).
+install_missing() {
+  local missing=() pair
+  for pair in "$@"; do
+    command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
   done
   if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "tests/shell: installing ${missing[*]} with apt-get" >&2
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2 || true
   fi
+}
+if [ "${1:-}" = --setup-only ]; then
+  install_missing fish:fish zsh:zsh man:man-db
+  command -v fish >/dev/null && command -v zsh >/dev/null && command -v man >/dev/null
   exit
 fi
 bin="${PROMPTINCLUDE_BIN:-$PWD/target/release/promptinclude}"
@@ -41,13 +47,8 @@ skip() {
 }
 # Installs the Debian packages of the commands named, where missing.
 need() {
-  local cmd="$1" pkg="$2"
-  command -v "$cmd" >/dev/null && return 0
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "tests/shell: installing $pkg with apt-get" >&2
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg"; } >&2 || true
-  fi
-  command -v "$cmd" >/dev/null
+  install_missing "$1:$2"
+  command -v "$1" >/dev/null
 }
 # Each case: the words typed, then what must be offered (sorted, one line).
 cases=(

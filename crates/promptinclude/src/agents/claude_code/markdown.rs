@@ -440,15 +440,7 @@ fn blocks(text: &str) -> Vec<Block> {
 /// Where a comment block opened at `open` ends: after `-->`, the rest of
 /// that line and the newlines after it (marked's `comment[^\n]*(\n+|$)`).
 fn comment_end(text: &str, open: usize) -> (usize, bool) {
-    let after = open + 4;
-    let close = if text[after..].starts_with('>') {
-        Some(after + 1)
-    } else if text[after..].starts_with("->") {
-        Some(after + 2)
-    } else {
-        text[after..].find("-->").map(|i| after + i + 3)
-    };
-    let Some(close) = close else {
+    let Some(close) = comment_length(&text[open..], true).map(|length| open + length) else {
         return (text.len(), false);
     };
     let line_end = text[close..].find('\n').map_or(text.len(), |i| close + i);
@@ -566,25 +558,31 @@ fn text_runs(block: &str) -> Vec<&str> {
     runs
 }
 
-/// The length of the inline comment `rest` starts with, as marked's inline
-/// `comment` rule `<!--(?:-?>|[\s\S]*?-->)` takes it: `<!-->`, `<!--->`,
-/// or through the first `-->` in the block. Without one it is no comment,
-/// and the `<!--` is text (where an `@` mention inside still counts).
-/// `unclosed` remembers that no `-->` follows, for every later `<!--`.
-fn inline_comment(rest: &str, unclosed: &mut bool) -> Option<usize> {
+/// The length of the comment `rest` opens (it starts with `<!--`), as
+/// marked's `<!--(?:-?>|[\s\S]*?-->)` takes it: `<!-->`, `<!--->`, or
+/// through the first `-->` (looked for only when `search`); `None` when it
+/// does not close.
+fn comment_length(rest: &str, search: bool) -> Option<usize> {
     let after = &rest[4..];
     if after.starts_with('>') {
-        return Some(5);
+        Some(5)
+    } else if after.starts_with("->") {
+        Some(6)
+    } else if search {
+        after.find("-->").map(|close| 4 + close + 3)
+    } else {
+        None
     }
-    if after.starts_with("->") {
-        return Some(6);
-    }
-    if *unclosed {
-        return None;
-    }
-    let close = after.find("-->");
-    *unclosed = close.is_none();
-    close.map(|c| 4 + c + 3)
+}
+
+/// The length of the inline comment `rest` starts with ([`comment_length`]
+/// within its block). Without a close it is no comment, and the `<!--` is
+/// text (where an `@` mention inside still counts). `unclosed` remembers
+/// that no `-->` follows, for every later `<!--`.
+fn inline_comment(rest: &str, unclosed: &mut bool) -> Option<usize> {
+    let length = comment_length(rest, !*unclosed);
+    *unclosed |= length.is_none();
+    length
 }
 
 /// Where a run of exactly `ticks` backticks starts in `rest` (a code span's
