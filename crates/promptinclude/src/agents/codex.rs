@@ -36,8 +36,9 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::disk::{absent_below, derived, joined, Disk, Live};
+use super::disk::{absent_below, derived, joined, Disk, Listing, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, PartWriter, Place, Role,
     Skip, Writing,
@@ -183,41 +184,60 @@ pub(crate) fn context_writing(
     })
 }
 
-/// Whether Codex started in `start.cwd` loads what it loads in the parent
-/// directory (whose context is `parent`): the directory holds no candidate
-/// name, no project root marker and no `.git`; the parent found a project
-/// root (else Codex reads the start directory only); `CODEX_HOME` is not
-/// relative to the start; and no `[projects]` trust entry is configured
-/// (those are looked up by the start directory's path).
-pub(crate) fn adds_nothing(start: &Start<'_>, parent: &AgentContext, disk: &dyn Disk) -> bool {
-    // The settings' part, the same for every start: read once per tree
-    // (kept by the directory it is found from, not joined for each start).
-    let (what, from) = match start.codex_home {
-        Some(dir) if Path::new(dir).is_absolute() => (
-            "codex: the names a start adds, in CODEX_HOME",
-            Path::new(dir),
-        ),
-        Some(_) => return false,
-        None => ("codex: the names a start adds, in ~/.codex", start.home),
-    };
-    let watched = derived(disk, what, from, || {
-        let codex_home = match start.codex_home {
-            Some(_) => from.to_path_buf(),
-            None => from.join(".codex"),
+/// What tells whether Codex started in a directory loads what it loads in
+/// the parent directory, found once for the parent (whose context is
+/// `parent`): the directory holds no candidate name, no project root marker
+/// and no `.git`; the parent found a project root (else Codex reads the
+/// start directory only); `CODEX_HOME` is not relative to the start; and no
+/// `[projects]` trust entry is configured (those are looked up by the start
+/// directory's path).
+pub(crate) struct ParentFacts {
+    /// The names a directory below must not hold to add nothing (`None`:
+    /// each one computes its own context).
+    watched: Option<Arc<Option<Vec<String>>>>,
+}
+
+impl ParentFacts {
+    /// The facts of the parent whose context is `parent`, for a `start`
+    /// below it.
+    pub(crate) fn of(start: &Start<'_>, parent: &AgentContext, disk: &dyn Disk) -> ParentFacts {
+        // The settings' part, the same for every start: read once per tree
+        // (kept by the directory it is found from, not joined for each
+        // start).
+        let (what, from) = match start.codex_home {
+            Some(dir) if Path::new(dir).is_absolute() => (
+                "codex: the names a start adds, in CODEX_HOME",
+                Path::new(dir),
+            ),
+            Some(_) => return ParentFacts { watched: None },
+            None => ("codex: the names a start adds, in ~/.codex", start.home),
         };
-        let settings = read_settings(disk, &codex_home.join("config.toml")).ok()?;
-        if !settings.trust.is_empty() || !settings.markers.iter().all(|m| super::plain_name(m)) {
-            return None;
+        let watched = derived(disk, what, from, || {
+            let codex_home = match start.codex_home {
+                Some(_) => from.to_path_buf(),
+                None => from.join(".codex"),
+            };
+            let settings = read_settings(disk, &codex_home.join("config.toml")).ok()?;
+            if !settings.trust.is_empty() || !settings.markers.iter().all(|m| super::plain_name(m))
+            {
+                return None;
+            }
+            let mut watched = candidate_names(&settings.fallbacks);
+            watched.extend(settings.markers);
+            watched.push(".git".to_string());
+            Some(watched)
+        });
+        ParentFacts {
+            watched: parent.root.is_some().then_some(watched),
         }
-        let mut watched = candidate_names(&settings.fallbacks);
-        watched.extend(settings.markers);
-        watched.push(".git".to_string());
-        Some(watched)
-    });
-    let Some(watched) = watched.as_deref() else {
-        return false;
-    };
-    parent.root.is_some() && super::holds_none(disk, start.cwd, watched)
+    }
+
+    /// Whether Codex started in a directory below the parent, listed as
+    /// `listing`, loads what it loads in the parent.
+    pub(crate) fn adds_nothing(&self, listing: Option<&Listing>) -> bool {
+        let watched = self.watched.as_ref().and_then(|w| w.as_deref());
+        watched.is_some_and(|watched| super::holds_none_in(listing, watched))
+    }
 }
 
 /// The settings in `path` (the defaults when there is no such file).

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use super::disk::{absent_below, derived, Disk, Live};
+use super::disk::{absent_below, derived, Disk, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, ContextError, ContextFile, KeptDir, Outcome, Part, Place, Role, Skip,
@@ -482,42 +482,61 @@ fn utf16_order(a: &Path, b: &Path) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// Whether Gemini CLI started in `start.cwd` loads what it loads in the
-/// parent directory `parent` (whose context is `context`): neither holds a
-/// `.gemini` directory (workspace settings are read from the start
-/// directory only), the start holds none of the context file names and no
-/// boundary marker, the parent found a project root (else only the start
-/// directory is read), neither is the home or inside `~/.gemini`, the home
-/// is not relative to the start, and neither has private project memory
-/// (kept by the start directory's path).
-pub(crate) fn adds_nothing(
-    start: &Start<'_>,
-    parent: &Path,
-    context: &AgentContext,
-    disk: &dyn Disk,
-) -> bool {
-    let user = match start.gemini_home.filter(|h| !h.is_empty()) {
-        Some(h) if Path::new(h).is_absolute() => user_facts(disk, Path::new(h), true),
-        Some(_) => return false,
-        None => user_facts(disk, start.home, false),
-    };
-    let home = user.real_home.as_ref().map(KeptDir::below);
-    let gemini_dir = user.gemini_dir.below();
-    let special = |dir: &Path| home.as_ref().is_some_and(|h| h.is(dir)) || gemini_dir.holds(dir);
-    if context.root.is_none() || special(start.cwd) || special(parent) || !user.plain_names {
-        return false;
-    }
-    if !super::holds_none(disk, parent, &[".gemini"]) {
-        return false;
-    }
-    let (names, gemini_dir) = (&user.settings.names, user.gemini_dir.path());
-    super::holds_none(disk, start.cwd, &user.watched)
-        && (user.no_private_memory
-            || (private_memory(disk, gemini_dir, start.cwd, names).is_empty()
-                && private_memory(disk, gemini_dir, parent, names).is_empty()))
+/// What tells whether Gemini CLI started in a directory loads what it
+/// loads in the parent directory, found once for the parent (whose context
+/// is `context`): neither holds a `.gemini` directory (workspace settings
+/// are read from the start directory only), the start holds none of the
+/// context file names and no boundary marker, the parent found a project
+/// root (else only the start directory is read), neither is the home or
+/// inside `~/.gemini`, the home is not relative to the start, and neither
+/// has private project memory (kept by the start directory's path).
+pub(crate) struct ParentFacts {
+    /// The user's facts, where the parent lets a directory below it add
+    /// nothing (`None`: each one computes its own context).
+    user: Option<Arc<UserFacts>>,
 }
 
-/// What [`adds_nothing`] needs of the user's Gemini directory, the same
+impl ParentFacts {
+    /// The facts of `parent`, whose context is `context`, for a `start`
+    /// below it.
+    pub(crate) fn of(
+        start: &Start<'_>,
+        parent: &Path,
+        context: &AgentContext,
+        disk: &dyn Disk,
+    ) -> ParentFacts {
+        let user = match start.gemini_home.filter(|h| !h.is_empty()) {
+            Some(h) if Path::new(h).is_absolute() => user_facts(disk, Path::new(h), true),
+            Some(_) => return ParentFacts { user: None },
+            None => user_facts(disk, start.home, false),
+        };
+        let parent_adds_nothing = context.root.is_some()
+            && user.plain_names
+            && !user.special(parent)
+            && super::holds_none(disk, parent, &[".gemini"])
+            && (user.no_private_memory || user.private_memory(disk, parent).is_empty());
+        ParentFacts {
+            user: parent_adds_nothing.then_some(user),
+        }
+    }
+
+    /// Whether Gemini CLI started in `cwd`, a directory below the parent
+    /// listed as `listing`, loads what it loads in the parent.
+    pub(crate) fn adds_nothing(
+        &self,
+        cwd: &Path,
+        listing: Option<&Listing>,
+        disk: &dyn Disk,
+    ) -> bool {
+        self.user.as_ref().is_some_and(|user| {
+            !user.special(cwd)
+                && super::holds_none_in(listing, &user.watched)
+                && (user.no_private_memory || user.private_memory(disk, cwd).is_empty())
+        })
+    }
+}
+
+/// What [`ParentFacts`] needs of the user's Gemini directory, the same
 /// for every start.
 struct UserFacts {
     /// The user's Gemini directory.
@@ -538,6 +557,22 @@ struct UserFacts {
     /// The names whose presence in a start directory changes what is
     /// loaded.
     watched: Vec<String>,
+}
+
+impl UserFacts {
+    /// Whether `dir` is the home or inside the user's Gemini directory,
+    /// where what is read differs from the directories around.
+    fn special(&self, dir: &Path) -> bool {
+        self.real_home
+            .as_ref()
+            .is_some_and(|home| home.below().is(dir))
+            || self.gemini_dir.below().holds(dir)
+    }
+
+    /// [`private_memory`] of a start in `cwd`.
+    fn private_memory(&self, disk: &dyn Disk, cwd: &Path) -> Vec<PathBuf> {
+        private_memory(disk, self.gemini_dir.path(), cwd, &self.settings.names)
+    }
 }
 
 /// [`UserFacts`] for the home `home`, or for `$GEMINI_CLI_HOME` (`from_env`:

@@ -149,6 +149,8 @@ pub struct Tree {
     /// Each directory's listing, as the tree was made from it (empty where
     /// it could not be listed).
     listings: Vec<disk::Listing>,
+    /// Whether each directory could be listed.
+    listed: Vec<bool>,
     /// The index in `dirs` after each one's last directory below it: in
     /// depth-first order, the directories below one are those between.
     ends: Vec<usize>,
@@ -162,6 +164,7 @@ impl Tree {
             dirs: Vec::new(),
             parents: Vec::new(),
             listings: Vec::new(),
+            listed: Vec::new(),
             ends: Vec::new(),
         };
         // Depth first without recursion (a tree may be deeper than a
@@ -169,7 +172,9 @@ impl Tree {
         let mut next = vec![(physical_cwd(disk, root)?, None)];
         while let Some((dir, parent)) = next.pop() {
             let index = tree.dirs.len();
-            let listing = disk.read_dir(&dir).unwrap_or_default();
+            let listing = disk.read_dir(&dir);
+            tree.listed.push(listing.is_ok());
+            let listing = listing.unwrap_or_default();
             let mut below: Vec<&OsStr> = listing
                 .iter()
                 .filter(|(name, kind)| kind.is_dir() && *name != ".git")
@@ -202,6 +207,12 @@ impl Tree {
     /// Directory `i`'s listing (empty where it could not be listed).
     pub fn listing(&self, i: usize) -> &disk::Listing {
         &self.listings[i]
+    }
+
+    /// Directory `i`'s listing as `disk.read_dir` gave it to [`Tree::of`],
+    /// or `None` where it could not be listed.
+    pub fn listed(&self, i: usize) -> Option<&disk::Listing> {
+        self.listed[i].then(|| &self.listings[i])
     }
 
     /// The index after directory `i`'s last directory below it: those
@@ -237,12 +248,13 @@ pub enum Shared {
 }
 
 /// [`contexts_under`] for what the chains need, over a tree already
-/// listed: one for each of [`Tree::starts`]. A directory that adds nothing
-/// for the agent is not computed again but given as its nearest computed
-/// ancestor's ([`Shared::As`]), and one that is like its siblings as the
-/// first of them. Each agent's model decides, with the rules that make its
-/// context depend on the start directory (`Likeness`: `adds_nothing` in
-/// each module, Claude Code's `likeness`); where it cannot be sure, the
+/// listed through `disk`: one for each of [`Tree::starts`]. A directory
+/// that adds nothing for the agent is not computed again but given as its
+/// nearest computed ancestor's ([`Shared::As`]), and one that is like its
+/// siblings as the first of them. Each agent's model decides, with the
+/// rules that make its context depend on the start directory (`Likeness`,
+/// from each module's `ParentFacts`, found once per parent and asked with
+/// each directory's listing from the tree); where it cannot be sure, the
 /// context is computed, and [measured](Measured). Levels of the tree are
 /// done one after another, each level's contexts in parallel when there
 /// are enough of them.
@@ -280,32 +292,41 @@ pub fn contexts_shared(
         // fork and join woke the other threads hundreds of times over W5;
         // done here, `audit --agents all` took 6% less time there, and no
         // more over a tree of 17,685 directories).
-        let decided: Vec<(usize, Decision)> = level
-            .iter()
-            .map(|&i| {
-                let model = own.start(&dirs[i], home);
-                // The parent's level is done; an `As` names an `Own`.
-                let owner = parent[i].map(|p| match found[p] {
-                    Some(Shared::As(o)) => (p, o),
-                    _ => (p, p),
-                });
-                let owner = owner.and_then(|(p, o)| match &found[o] {
-                    Some(Shared::Own(measured)) => Some((p, o, &measured.context)),
-                    _ => None,
-                });
-                let decision = match (model.as_ref(), owner) {
-                    (Some(m), Some((p, o, context))) => {
-                        match likeness(m, &dirs[p], context, disk) {
-                            Likeness::AddsNothing => Decision::As(o),
-                            Likeness::LikeSiblings => Decision::LikeSiblings(p),
-                            Likeness::Own => Decision::Compute,
+        // A parent's directories come one after another in its level: what
+        // the model finds of the parent is found once for all of them.
+        let mut facts: Option<(usize, ParentFacts)> = None;
+        let mut decided: Vec<(usize, Decision)> = Vec::with_capacity(level.len());
+        for &i in level {
+            let model = own.start(&dirs[i], home);
+            // The parent's level is done; an `As` names an `Own`.
+            let owner = parent[i].map(|p| match found[p] {
+                Some(Shared::As(o)) => (p, o),
+                _ => (p, p),
+            });
+            let owner = owner.and_then(|(p, o)| match &found[o] {
+                Some(Shared::Own(measured)) => Some((p, o, &measured.context)),
+                _ => None,
+            });
+            let decision = match (model.as_ref(), owner) {
+                (Some(m), Some((p, o, context))) => {
+                    let facts = match &mut facts {
+                        Some((of, facts)) if *of == p => facts,
+                        _ => {
+                            &mut facts
+                                .insert((p, ParentFacts::of(m, &dirs[p], context, disk)))
+                                .1
                         }
+                    };
+                    match facts.likeness(&dirs[i], tree.listed(i), disk) {
+                        Likeness::AddsNothing => Decision::As(o),
+                        Likeness::LikeSiblings => Decision::LikeSiblings(p),
+                        Likeness::Own => Decision::Compute,
                     }
-                    _ => Decision::Compute,
-                };
-                (i, decision)
-            })
-            .collect();
+                }
+                _ => Decision::Compute,
+            };
+            decided.push((i, decision));
+        }
         // The first of a parent's like directories is computed; the others
         // are given as it.
         let mut first_like: FxHashMap<usize, usize> = FxHashMap::default();
@@ -400,6 +421,7 @@ enum Decision {
 
 /// How what an agent loads in a directory relates to what it loads in the
 /// directory's parent, as its model can tell without computing it.
+#[derive(Clone, Copy)]
 pub(crate) enum Likeness {
     /// The same: it finds nothing more here, and nothing it found there
     /// depends on being started above.
@@ -412,25 +434,59 @@ pub(crate) enum Likeness {
     Own,
 }
 
-/// [`Likeness`] of the start's directory to its parent `parent` (whose
-/// context is `context`). (Agent Zero has no model start: its project is
-/// the whole tree, and only the root is asked for.)
-fn likeness(
-    start: &ModelStart<'_>,
-    parent: &Path,
-    context: &AgentContext,
-    disk: &dyn disk::Disk,
-) -> Likeness {
-    let adds_nothing = match start {
-        ModelStart::ClaudeCode(s) => return claude_code::likeness(s, parent, context, disk),
-        ModelStart::Codex(s) => codex::adds_nothing(s, context, disk),
-        ModelStart::Gemini(s) => gemini::adds_nothing(s, parent, context, disk),
-        ModelStart::Pi(s) => pi::adds_nothing(s, disk),
-    };
-    if adds_nothing {
-        Likeness::AddsNothing
-    } else {
-        Likeness::Own
+/// What a model finds once of a parent directory and its context to tell
+/// the [`Likeness`] of each directory below it: the same for all of them,
+/// so that each costs a look at its own listing (and, for Claude Code, at
+/// where the parent's imports lie) instead of the parent's questions again.
+/// (Agent Zero has no model start: its project is the whole tree, and only
+/// the root is asked for.)
+enum ParentFacts {
+    ClaudeCode(claude_code::ParentFacts),
+    Codex(codex::ParentFacts),
+    Gemini(gemini::ParentFacts),
+    Pi(pi::ParentFacts),
+}
+
+impl ParentFacts {
+    /// The facts of `parent`, whose context is `context`, for the model
+    /// started below it as `start`.
+    fn of(
+        start: &ModelStart<'_>,
+        parent: &Path,
+        context: &AgentContext,
+        disk: &dyn disk::Disk,
+    ) -> ParentFacts {
+        match start {
+            ModelStart::ClaudeCode(s) => {
+                ParentFacts::ClaudeCode(claude_code::ParentFacts::of(s, parent, context, disk))
+            }
+            ModelStart::Codex(s) => ParentFacts::Codex(codex::ParentFacts::of(s, context, disk)),
+            ModelStart::Gemini(s) => {
+                ParentFacts::Gemini(gemini::ParentFacts::of(s, parent, context, disk))
+            }
+            ModelStart::Pi(s) => ParentFacts::Pi(pi::ParentFacts::of(s)),
+        }
+    }
+
+    /// [`Likeness`] of the directory `cwd` below the parent, listed as
+    /// `listing` (`None`: it could not be listed).
+    fn likeness(
+        &self,
+        cwd: &Path,
+        listing: Option<&disk::Listing>,
+        disk: &dyn disk::Disk,
+    ) -> Likeness {
+        let adds_nothing = match self {
+            ParentFacts::ClaudeCode(facts) => return facts.likeness(cwd, listing),
+            ParentFacts::Codex(facts) => facts.adds_nothing(listing),
+            ParentFacts::Gemini(facts) => facts.adds_nothing(cwd, listing, disk),
+            ParentFacts::Pi(facts) => facts.adds_nothing(listing),
+        };
+        if adds_nothing {
+            Likeness::AddsNothing
+        } else {
+            Likeness::Own
+        }
     }
 }
 
@@ -438,7 +494,13 @@ fn likeness(
 /// (compared without ASCII case, as a case-insensitive file system
 /// would match them).
 fn holds_none(disk: &dyn disk::Disk, dir: &Path, names: &[impl AsRef<str>]) -> bool {
-    disk.read_dir(dir).is_ok_and(|entries| {
+    holds_none_in(disk.read_dir(dir).ok().as_ref(), names)
+}
+
+/// [`holds_none`] of a directory listed as `listing` (`None`: it could not
+/// be listed).
+fn holds_none_in(listing: Option<&disk::Listing>, names: &[impl AsRef<str>]) -> bool {
+    listing.is_some_and(|entries| {
         // Mostly told from the listing's mask, without comparing names.
         let maybe = |n: &str| entries.may_hold_ignoring_case(n.as_bytes());
         !names.iter().any(|n| maybe(n.as_ref()))

@@ -149,18 +149,32 @@ pub(crate) fn context_writing(
     })
 }
 
-/// Whether pi started in `start.cwd` loads what it loads in the parent
-/// directory: the directory holds none of pi's names, and pi's own
-/// directory is not named relative to where it starts. (pi reads each
-/// directory up to `/`, by absolute paths.)
-pub(crate) fn adds_nothing(start: &Start<'_>, disk: &dyn Disk) -> bool {
-    let own_dir_fixed = start
-        .agent_dir
-        .map(OsStr::to_string_lossy)
-        .is_none_or(|dir| {
-            dir.is_empty() || dir == "~" || dir.starts_with("~/") || dir.starts_with('/')
-        });
-    own_dir_fixed && super::holds_none(disk, start.cwd, &CANDIDATES)
+/// What tells whether pi started in a directory loads what it loads in the
+/// parent directory, found once for the parent: the directory holds none of
+/// pi's names, and pi's own directory is not named relative to where it
+/// starts. (pi reads each directory up to `/`, by absolute paths.)
+pub(crate) struct ParentFacts {
+    /// Whether pi's own directory is the same from every start.
+    own_dir_fixed: bool,
+}
+
+impl ParentFacts {
+    /// The facts for a `start` below the parent.
+    pub(crate) fn of(start: &Start<'_>) -> ParentFacts {
+        let own_dir_fixed = start
+            .agent_dir
+            .map(OsStr::to_string_lossy)
+            .is_none_or(|dir| {
+                dir.is_empty() || dir == "~" || dir.starts_with("~/") || dir.starts_with('/')
+            });
+        ParentFacts { own_dir_fixed }
+    }
+
+    /// Whether pi started in a directory below the parent, listed as
+    /// `listing`, loads what it loads in the parent.
+    pub(crate) fn adds_nothing(&self, listing: Option<&Listing>) -> bool {
+        self.own_dir_fixed && super::holds_none_in(listing, &CANDIDATES)
+    }
 }
 
 /// A file pi sends: its path as pi names it, its text, and the text's

@@ -410,8 +410,8 @@ pub(crate) fn context_writing(
     Ok(finish(cwd, items, skipped, notes, writing))
 }
 
-/// How what Claude Code loads started in `start.cwd` relates to what it
-/// loads in the parent directory `parent` (whose context is `context`).
+/// What tells how what Claude Code loads started in a directory relates to
+/// what it loads in the parent directory, found once for the parent.
 /// It reads every directory up to `/` whatever the start; only imports and
 /// linked rules are followed inside the working directory alone. So when
 /// the start holds none of its names, its configuration directory is not
@@ -425,43 +425,78 @@ pub(crate) fn context_writing(
 ///   ([`Likeness::LikeSiblings`]; the directories below a root whose
 ///   `CLAUDE.md` imports its `AGENTS.md`, which the root follows and they
 ///   do not, are the common case).
-pub(crate) fn likeness(
-    start: &Start<'_>,
-    parent: &Path,
-    context: &AgentContext,
-    disk: &dyn Disk,
-) -> Likeness {
-    if start.disabled {
-        return Likeness::AddsNothing;
+pub(crate) struct ParentFacts {
+    /// The likeness of every directory below, where the parent alone
+    /// decides it.
+    every: Option<Likeness>,
+    /// The parent's imports, as imported and as resolved, each with
+    /// whether it is inside the parent.
+    imports: Vec<(PathBuf, bool)>,
+}
+
+impl ParentFacts {
+    /// The facts of `parent`, whose context is `context`, for a `start`
+    /// below it.
+    pub(crate) fn of(
+        start: &Start<'_>,
+        parent: &Path,
+        context: &AgentContext,
+        disk: &dyn Disk,
+    ) -> ParentFacts {
+        let decided = |every| ParentFacts {
+            every: Some(every),
+            imports: Vec::new(),
+        };
+        if start.disabled {
+            return decided(Likeness::AddsNothing);
+        }
+        let relative_config = start
+            .config_dir
+            .is_some_and(|d| !Path::new(d).is_absolute());
+        if relative_config || !rules_unlinked_up_from(disk, parent) {
+            return decided(Likeness::Own);
+        }
+        let in_parent = Below::new(parent);
+        let mut imports = Vec::new();
+        for f in context.files.iter().filter(|f| f.parent.is_some()) {
+            let real = disk.canonicalize(&f.path).ok();
+            for path in std::iter::once(f.path.clone()).chain(real) {
+                let inside = in_parent.holds(&path);
+                imports.push((path, inside));
+            }
+        }
+        ParentFacts {
+            every: None,
+            imports,
+        }
     }
-    let relative_config = start
-        .config_dir
-        .is_some_and(|d| !Path::new(d).is_absolute());
-    let names = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
-    if relative_config
-        || !super::holds_none(disk, start.cwd, &names)
-        || !rules_unlinked_up_from(disk, parent)
-    {
-        return Likeness::Own;
-    }
-    let (mut between, mut below) = (false, false);
-    let (in_start, in_parent) = (Below::new(start.cwd), Below::new(parent));
-    for f in context.files.iter().filter(|f| f.parent.is_some()) {
-        let real = disk.canonicalize(&f.path).ok();
-        for path in std::iter::once(f.path.as_path()).chain(real.as_deref()) {
+
+    /// How what Claude Code loads started in `cwd`, a directory below the
+    /// parent listed as `listing`, relates to what it loads in the parent.
+    pub(crate) fn likeness(&self, cwd: &Path, listing: Option<&Listing>) -> Likeness {
+        if let Some(every) = self.every {
+            return every;
+        }
+        let names = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
+        if !super::holds_none_in(listing, &names) {
+            return Likeness::Own;
+        }
+        let (mut between, mut below) = (false, false);
+        let in_start = Below::new(cwd);
+        for (path, in_parent) in &self.imports {
             if in_start.holds(path) {
                 below = true;
-            } else if in_parent.holds(path) {
+            } else if *in_parent {
                 between = true;
             }
         }
-    }
-    if !between {
-        Likeness::AddsNothing
-    } else if !below {
-        Likeness::LikeSiblings
-    } else {
-        Likeness::Own
+        if !between {
+            Likeness::AddsNothing
+        } else if !below {
+            Likeness::LikeSiblings
+        } else {
+            Likeness::Own
+        }
     }
 }
 
