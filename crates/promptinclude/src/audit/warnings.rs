@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Serialize, Serializer};
 
-use crate::render::template::{INCLUDE_ORIGINAL, NAMED_INCLUDE};
+use crate::render::template::{may_hold_directive, INCLUDE_ORIGINAL, NAMED_INCLUDE};
 
 /// What a warning is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -203,6 +203,9 @@ pub(crate) fn host_expansions(path: &str, text: &str) -> Vec<Warning> {
 /// an absolute name is left out: the host always keeps it as written, as we
 /// do.
 fn find_expansions(path: &str, text: &str, place: Place) -> Vec<Warning> {
+    if !may_hold_directive(text) {
+        return Vec::new();
+    }
     let mut found: Vec<(usize, WarningKind, String)> = Vec::new();
     for c in NAMED_INCLUDE.captures_iter(text) {
         if c[1].starts_with('/') {
@@ -375,6 +378,25 @@ impl NestedRepos {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_without_double_braces_holds_no_directive() {
+        // `may_hold_directive` skips the patterns for such a text, which is
+        // exact only while every pattern starts with a literal `{{`.
+        for pattern in [&*PLACEHOLDER, &*INCLUDE_ORIGINAL, &*NAMED_INCLUDE] {
+            assert!(
+                pattern.as_str().starts_with(r"\{\{"),
+                "{}",
+                pattern.as_str()
+            );
+        }
+        // And a text that holds one only across a line is still looked at.
+        assert!(may_hold_directive("a\n{{x}}"));
+        assert!(!may_hold_directive("{ {x} }"));
+        let got = host_expansions("/r/f", "x\n{{\u{2000}include original}}");
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].line, Some(2));
+    }
 
     #[test]
     fn expansions_are_located_by_line() {
