@@ -38,7 +38,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::disk::{absent_below, derived, joined, Disk, Listing, Live};
+use super::disk::{absent_below, ancestors, derived, is_plain, joined, Disk, Listing, Live};
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, PartWriter, Place, Role,
     Skip, Writing,
@@ -380,7 +380,7 @@ fn trust_level<'a>(
 /// without a repository (a linked worktree's main repository is not
 /// modelled).
 fn git_repository<'a>(disk: &dyn Disk, cwd: &'a Path) -> Option<&'a Path> {
-    for dir in cwd.ancestors() {
+    for dir in ancestors(cwd) {
         let git = joined(dir, ".git");
         match disk.metadata(&git) {
             Ok(meta) if meta.is_dir() && disk.metadata(&git.join("HEAD")).is_ok() => {
@@ -395,7 +395,7 @@ fn git_repository<'a>(disk: &dyn Disk, cwd: &'a Path) -> Option<&'a Path> {
 
 /// The nearest directory from `cwd` up that holds a marker.
 fn find_root(disk: &dyn Disk, cwd: &Path, markers: &[String]) -> Option<PathBuf> {
-    cwd.ancestors()
+    ancestors(cwd)
         .find(|dir| {
             let listing = disk.exact_listing(dir);
             markers.iter().any(|m| {
@@ -439,7 +439,15 @@ fn project_texts(
 ) -> Vec<(String, crate::tokenize::Split)> {
     let dirs: Vec<&Path> = match root {
         Some(root) => {
-            let mut dirs: Vec<&Path> = cwd.ancestors().take_while(|d| *d != root).collect();
+            // By bytes where both are plain (their own normal form), as
+            // `ancestors` takes the directories between.
+            let plain = is_plain(root.as_os_str().as_encoded_bytes())
+                && is_plain(cwd.as_os_str().as_encoded_bytes());
+            let above_root = |d: &&Path| match plain {
+                true => d.as_os_str() != root.as_os_str(),
+                false => *d != root,
+            };
+            let mut dirs: Vec<&Path> = ancestors(cwd).take_while(above_root).collect();
             dirs.push(root);
             dirs.reverse();
             dirs

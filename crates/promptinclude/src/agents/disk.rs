@@ -679,7 +679,7 @@ impl Remembered<'_> {
     /// link (but one to a plain name beside it), and any other path, is
     /// left to `inner`.
     fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
-        let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
+        let Some((parent, name)) = plain_split(path) else {
             return self.inner.canonicalize(path);
         };
         let real_parent = self.canonicalize(parent)?;
@@ -722,7 +722,7 @@ impl Remembered<'_> {
     /// (`CLAUDE.md`, `.claude`, `GEMINI.md`, ...), and most are not there:
     /// that was a third of an `audit --agents` run's system calls.
     fn known_absent(&self, path: &Path) -> bool {
-        let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
+        let Some((parent, name)) = plain_split(path) else {
             return false;
         };
         let name = name.as_encoded_bytes();
@@ -749,7 +749,7 @@ impl Remembered<'_> {
     /// all [`Self::resolve`] asks `lstat` (a tree's every directory is
     /// resolved as an agent's start).
     fn listed_as_no_link(&self, path: &Path) -> bool {
-        let (Some(parent), Some(name)) = (plain_parent(path), path.file_name()) else {
+        let Some((parent, name)) = plain_split(path) else {
             return false;
         };
         self.listing_known(parent).is_some_and(|listing| {
@@ -828,10 +828,44 @@ impl Remembered<'_> {
 /// `ENOENT`.
 const NOT_FOUND: i32 = rustix::io::Errno::NOENT.raw_os_error();
 
-/// The parent of a [plain](is_plain) path, whose last component is then
-/// its name (`None` for any other path).
-fn plain_parent(path: &Path) -> Option<&Path> {
-    is_plain(key(path)).then(|| path.parent()).flatten()
+/// A [plain](is_plain) path's parent and name (`None` for any other path).
+fn plain_split(path: &Path) -> Option<(&Path, &OsStr)> {
+    is_plain(key(path)).then(|| split_at_last_slash(key(path)))
+}
+
+/// A plain path's parent and name, split at its last `/` by bytes: what
+/// `Path::parent` and `Path::file_name` give it without parsing its
+/// components from the end (the models ask it of thousands of paths).
+fn split_at_last_slash(path: &[u8]) -> (&Path, &OsStr) {
+    let slash = path.iter().rposition(|&b| b == b'/').unwrap_or(0);
+    let parent = if slash == 0 {
+        &path[..1]
+    } else {
+        &path[..slash]
+    };
+    (
+        Path::new(OsStr::from_bytes(parent)),
+        OsStr::from_bytes(&path[slash + 1..]),
+    )
+}
+
+/// `path.parent()`, by bytes where the path is [plain](is_plain).
+pub(crate) fn parent(path: &Path) -> Option<&Path> {
+    match is_plain(key(path)) {
+        true => Some(split_at_last_slash(key(path)).0),
+        false => path.parent(),
+    }
+}
+
+/// `path.ancestors()`, by bytes where the path is [plain](is_plain) (its
+/// ancestors then are too, but for `/`, which has no parent).
+pub(crate) fn ancestors(path: &Path) -> impl Iterator<Item = &Path> {
+    let plain = is_plain(key(path));
+    std::iter::successors(Some(path), move |dir| match plain {
+        true if key(dir) == b"/" => None,
+        true => Some(split_at_last_slash(key(dir)).0),
+        false => dir.parent(),
+    })
 }
 
 /// Whether a path (its bytes) is absolute, not `/`, and without `.`, `..`,
@@ -1395,5 +1429,34 @@ pub(crate) mod tests {
             }
         }
         assert!(is_plain(b"/a/b.md") && !is_plain(b"/") && !is_plain(b"/a/../b"));
+    }
+
+    /// `parent`, `ancestors` and a plain path's split, by bytes, are what
+    /// `Path` gives, for every path of a few parts (plain or not).
+    #[test]
+    fn parents_by_bytes_are_paths_parents() {
+        use super::{ancestors, parent, plain_split};
+        for path in small_paths(5) {
+            let path = Path::new(&path);
+            assert_eq!(parent(path), path.parent(), "{path:?}");
+            let by_bytes: Vec<&Path> = ancestors(path).collect();
+            let by_parts: Vec<&Path> = path.ancestors().collect();
+            // The same paths, and the same bytes (not only equal by parts).
+            let bytes = |v: &[&Path]| -> Vec<Vec<u8>> {
+                v.iter()
+                    .map(|p| p.as_os_str().as_encoded_bytes().to_vec())
+                    .collect()
+            };
+            assert_eq!(bytes(&by_bytes), bytes(&by_parts), "{path:?}");
+            if let Some((dir, name)) = plain_split(path) {
+                assert_eq!(Some(dir), path.parent(), "{path:?}");
+                assert_eq!(Some(name), path.file_name(), "{path:?}");
+            }
+        }
+        assert_eq!(
+            plain_split(Path::new("/a")),
+            Some((Path::new("/"), "a".as_ref()))
+        );
+        assert_eq!(plain_split(Path::new("/")), None);
     }
 }

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use super::disk::{absent_below, derived, Disk, Listing, Live};
+use super::disk::{absent_below, ancestors, derived, Disk, Listing, Live};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, ContextError, ContextFile, KeptDir, Outcome, Part, Place, Role, Skip,
@@ -447,8 +447,7 @@ fn boundary(disk: &dyn Disk, start: &Path, markers: &[String]) -> Option<PathBuf
     if markers.is_empty() {
         return None;
     }
-    start
-        .ancestors()
+    ancestors(start)
         .find(|dir| {
             let listing = disk.exact_listing(dir);
             usable

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::disk::{absent_below, derived, Disk, Listing, Live};
+use super::disk::{absent_below, ancestors, derived, Disk, Listing, Live};
 use super::{
     Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip, Writing,
 };
@@ -89,19 +89,19 @@ pub(crate) fn context_writing(
         seen.insert(path.clone());
         sent.push(Sent { path, text, tokens });
     }
-    let mut ancestors = Vec::new();
-    for dir in cwd.ancestors() {
+    let mut above = Vec::new();
+    for dir in ancestors(&cwd) {
         let here = dir_file(disk, dir);
         files.extend(here.files.iter().cloned());
         notes.extend(here.notes.iter().cloned());
         if let Some(found) = &here.sent {
             if seen.insert(found.path.clone()) {
-                ancestors.push(found.clone());
+                above.push(found.clone());
             }
         }
     }
-    ancestors.reverse();
-    sent.extend(ancestors);
+    above.reverse();
+    sent.extend(above);
 
     // Files in the order they are sent, then those that are not.
     let mut ordered: Vec<ContextFile> = sent

@@ -38,7 +38,9 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::disk::{absent_below, derived, is_joined, joined, Disk, EntryType, Listing, Live};
+use super::disk::{
+    absent_below, ancestors, derived, is_joined, joined, parent, Disk, EntryType, Listing, Live,
+};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, Below, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place,
@@ -306,7 +308,7 @@ pub(crate) fn context_writing(
     };
     let user_md = config.join("CLAUDE.md");
     let dirs: Vec<&Path> = {
-        let mut dirs: Vec<&Path> = cwd.ancestors().filter(|d| d.parent().is_some()).collect();
+        let mut dirs: Vec<&Path> = ancestors(&cwd).filter(|d| parent(d).is_some()).collect();
         dirs.reverse();
         dirs
     };
@@ -513,9 +515,7 @@ fn rules_unlinked_up_from(disk: &dyn Disk, dir: &Path) -> bool {
         // look at the listing instead of three questions.
         let here = super::holds_none(disk, dir, &[".claude"])
             || (!linked(&joined(dir, ".claude")) && !linked(&rules) && !links_below(disk, &rules));
-        here && dir
-            .parent()
-            .is_none_or(|above| rules_unlinked_up_from(disk, above))
+        here && parent(dir).is_none_or(|above| rules_unlinked_up_from(disk, above))
     })
 }
 
