@@ -509,13 +509,13 @@ impl ParentFacts {
             Some(_) => return ParentFacts { user: None },
             None => user_facts(disk, start.home, false),
         };
-        let parent_adds_nothing = context.root.is_some()
+        let below_may_add_nothing = context.root.is_some()
             && user.plain_names
             && !user.special(parent)
             && super::holds_none(disk, parent, &[".gemini"])
             && (user.no_private_memory || user.private_memory(disk, parent).is_empty());
         ParentFacts {
-            user: parent_adds_nothing.then_some(user),
+            user: below_may_add_nothing.then_some(user),
         }
     }
 
