@@ -122,10 +122,10 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
             } else {
                 format!("{dir}/{name}")
             };
-            let mut text = match rng.below(6) {
-                0 => "shared rule\n".to_string(),
-                1 => format!("{} {rel}\n", "x".repeat(rng.below(3) * 9000)),
-                2 => "   \n".to_string(),
+            let mut text = match rng.below(7) {
+                0 => b"shared rule\n".to_vec(),
+                1 => format!("{} {rel}\n", "x".repeat(rng.below(3) * 9000)).into_bytes(),
+                2 => b"   \n".to_vec(),
                 3 => format!(
                     "rule of {rel} @{}\n",
                     // Up, beside, and down into directories below (where
@@ -145,17 +145,19 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
                         "CLAUDE.md",
                         "../../CLAUDE.md",
                     ])
-                ),
-                4 => "---\npaths: [\"**/*.ts\"]\n---\nscoped\n".to_string(),
-                _ => format!("rule of {rel}\r\n"),
+                )
+                .into_bytes(),
+                4 => b"---\npaths: [\"**/*.ts\"]\n---\nscoped\n".to_vec(),
+                5 => format!("rule of {rel}\r\n").into_bytes(),
+                _ => hostile_markdown(rng),
             };
             if name.ends_with(".mdc") {
-                text = format!(
-                    "---\nglobs: {}\n---\n{text}",
-                    rng.pick(&["*.go", "**/*.md", "\"*.ts\""])
-                );
+                let globs = rng.pick(&["*.go", "**/*.md", "\"*.ts\""]);
+                text = [format!("---\nglobs: {globs}\n---\n").into_bytes(), text].concat();
             }
-            write(&root.join(&rel), &text);
+            let path = root.join(&rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
         }
     }
     if rng.chance(50) {
@@ -170,6 +172,58 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
         write(&home.join(".claude/CLAUDE.md"), "user claude\n");
         write(&home.join(".gemini/GEMINI.md"), "global gemini\n");
     }
+}
+
+/// Markdown made to confuse the agents' parsers: front matter that ends
+/// or not, fences, comments and code spans around imports, imports that
+/// resolve, leave the tree or loop, line ends of every kind, a byte-order
+/// mark and bytes that are not UTF-8.
+fn hostile_markdown(rng: &mut Rng) -> Vec<u8> {
+    const PIECES: &[&[u8]] = &[
+        b"---\n",
+        b"paths:\n  - \"apps/**\"\n",
+        b"paths: []\n",
+        b"paths: apps/**, docs/**\n",
+        b"globs: *.ts\n",
+        b"```\n",
+        b"~~~\n",
+        b"    @notes.md\n",
+        b"<!-- ",
+        b" -->",
+        b"`@AGENTS.md`",
+        b"``",
+        b"`",
+        b"@notes.md",
+        b"@../notes.md",
+        b"@missing.md",
+        b"@CLAUDE.md",
+        b"@./AGENTS.md",
+        b"@~/extra.md",
+        b"@notes.md#part",
+        b"@no\\ such.md",
+        b"\\@notes.md",
+        b"- item @AGENTS.md\n",
+        b"# heading @docs/notes.md\n",
+        b"{{ include 'notes.md' }}",
+        b"\n",
+        b"\r\n",
+        b"\r",
+        b" ",
+        b"\t",
+        "\u{2028}".as_bytes(),
+        "\u{feff}".as_bytes(),
+        "\u{a0}".as_bytes(),
+        b"\xff",
+        b"\xe2\x82",
+        b"\0",
+        b"rule",
+        b"words of a rule ",
+    ];
+    let mut out = Vec::new();
+    for _ in 0..1 + rng.below(40) {
+        out.extend_from_slice(rng.pick::<&[u8]>(PIECES));
+    }
+    out
 }
 
 #[test]
@@ -262,6 +316,45 @@ fn every_chain_is_what_context_says_in_each_of_its_directories() {
         }
     }
     assert!(chains_seen > 12 * 5, "seed {seed}: {chains_seen} chains");
+}
+
+/// An import whose path holds a NUL (below a listed directory, or below a
+/// file) is refused by the system before any lookup; the audit, which
+/// answers most lookups from the directories it listed, reports it as
+/// `context` does: unreadable, with the system's words, not "not found".
+#[test]
+fn an_import_with_a_nul_is_unreadable_in_the_audit_as_in_context() {
+    let repo = Repo::new();
+    repo.write(
+        "CLAUDE.md",
+        "rule @notes.md\0x @CLAUDE.md/a\0b @sub/c\0d.md\n",
+    )
+    .write("notes.md", "notes\n");
+    fs::create_dir_all(repo.root.join("sub")).unwrap();
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    let chain = &tree.agents[0].chains[0];
+    let alone = agents::context(
+        Agent::ClaudeCode,
+        &Start {
+            cwd: &repo.root,
+            home: &repo.home,
+            env: &env,
+        },
+    )
+    .unwrap();
+    assert_eq!(chain.context.files, alone.files);
+    let refused: Vec<&agents::ContextFile> = alone
+        .files
+        .iter()
+        .filter(|f| f.path.as_os_str().as_encoded_bytes().contains(&0))
+        .collect();
+    assert_eq!(refused.len(), 3, "{:#?}", alone.files);
+    for f in refused {
+        assert!(
+            matches!(&f.outcome, agents::Outcome::Skipped(agents::Skip::Unreadable(why)) if why.contains("NUL")),
+            "{f:?}"
+        );
+    }
 }
 
 /// One `audit --agents` of several trees reports each as an audit of it

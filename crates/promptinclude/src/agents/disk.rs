@@ -86,7 +86,7 @@ pub fn absent_below(listing: Option<&Listing>, dir: &Path, name: &str) -> bool {
     let first = parts.next().unwrap_or_default();
     let dir = key(dir);
     !matches!(first, b"" | b"." | b"..")
-        && parts.all(|part| !matches!(part, b"" | b"." | b".."))
+        && parts.all(|part| !matches!(part, b"" | b"." | b"..") && !part.contains(&0))
         && absent_from(listing, first, dir.len() + separator(dir) + name.len())
 }
 
@@ -118,10 +118,13 @@ pub fn absent_from(listing: &Listing, name: &[u8], len: usize) -> bool {
 
 /// Whether a lookup of a path of `len` bytes whose first part below a
 /// listed directory is `name` can be answered from the listing: the system
-/// would not say "name too long" instead, and the name is ASCII (the
-/// listing's names are compared by bytes).
+/// would not say "name too long" instead, the name is ASCII (the
+/// listing's names are compared by bytes), and it holds no NUL (a path
+/// with one is refused before any lookup: "invalid input", not "not
+/// found"; an import's path may hold one).
 fn answerable(name: &[u8], len: usize) -> bool {
-    name.len() <= 255 && len < 4096 && name.is_ascii()
+    // ASCII without NUL, in one pass: 1..=0x7f.
+    name.len() <= 255 && len < 4096 && name.iter().all(|&b| b.wrapping_sub(1) < 0x7f)
 }
 
 /// `dir.join(name)` in one allocation: `Path::join` copies `dir` into a
@@ -489,22 +492,28 @@ impl Disk for Live {
 }
 
 /// An error kept to be given again (`io::Error` is not `Clone`).
-#[derive(Clone, Copy)]
-struct Kept {
-    code: Option<i32>,
-    kind: io::ErrorKind,
+#[derive(Clone)]
+enum Kept {
+    /// The system's error code.
+    Os(i32),
+    /// An error made without asking the system (a path with a NUL is
+    /// refused whole), by its kind and message: the models report the
+    /// message, which must read as the first time.
+    Made(io::ErrorKind, Arc<str>),
 }
 
 impl Kept {
     fn of(e: &io::Error) -> Kept {
-        Kept {
-            code: e.raw_os_error(),
-            kind: e.kind(),
+        match e.raw_os_error() {
+            Some(code) => Kept::Os(code),
+            None => Kept::Made(e.kind(), e.to_string().into()),
         }
     }
     fn again(self) -> io::Error {
-        self.code
-            .map_or_else(|| io::Error::from(self.kind), io::Error::from_raw_os_error)
+        match self {
+            Kept::Os(code) => io::Error::from_raw_os_error(code),
+            Kept::Made(kind, message) => io::Error::new(kind, &*message),
+        }
     }
 }
 
@@ -677,9 +686,11 @@ impl Remembered<'_> {
     /// calls for 14k files). The same calls in the same order as
     /// `realpath`'s own walk, so the same answer and the same error; a
     /// link (but one to a plain name beside it), and any other path, is
-    /// left to `inner`.
+    /// left to `inner`: a path with a NUL too, which `realpath` refuses
+    /// whole before its walk.
     fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
-        let Some((parent, name)) = plain_split(path) else {
+        let split = plain_split(path).filter(|_| !key(path).contains(&0));
+        let Some((parent, name)) = split else {
             return self.inner.canonicalize(path);
         };
         let real_parent = self.canonicalize(parent)?;
@@ -722,6 +733,10 @@ impl Remembered<'_> {
     /// (`CLAUDE.md`, `.claude`, `GEMINI.md`, ...), and most are not there:
     /// that was a third of an `audit --agents` run's system calls.
     fn known_absent(&self, path: &Path) -> bool {
+        // A name with a NUL is not answerable: the system refuses such a
+        // path whole. One in the parent is never "not found" either: no
+        // such parent is listed, and asking about it comes here again
+        // until its name with the NUL is asked of the system.
         let Some((parent, name)) = plain_split(path) else {
             return false;
         };
@@ -1120,6 +1135,7 @@ pub(crate) mod tests {
                 && parts.all(|part| !matches!(part, "" | "." | ".."))
                 && answerable(first.as_bytes(), key(&dir.join(name)).len())
                 && first != "here"
+                && !name.contains('\0')
         };
         let long = |n: usize| format!("/{}", "d".repeat(n));
         let mut dirs: Vec<String> = small_paths(3);
@@ -1136,6 +1152,8 @@ pub(crate) mod tests {
             "./x",
             "x/..",
             "",
+            "CLAUDE.md\0x",
+            "x/a\0b",
         ];
         for dir in &dirs {
             for name in names {
