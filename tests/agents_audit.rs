@@ -12,7 +12,7 @@ use promptinclude::audit::agents::{audit_tree, AgentWarning, AgentWarningKind, S
 
 use crate::common::{self, Rng};
 
-fn write(path: &Path, text: &str) {
+fn write(path: &Path, text: impl AsRef<[u8]>) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, text).unwrap();
 }
@@ -155,9 +155,7 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
                 let globs = rng.pick(&["*.go", "**/*.md", "\"*.ts\""]);
                 text = [format!("---\nglobs: {globs}\n---\n").into_bytes(), text].concat();
             }
-            let path = root.join(&rel);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, text).unwrap();
+            write(&root.join(&rel), text);
         }
     }
     if rng.chance(50) {
