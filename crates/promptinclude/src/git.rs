@@ -106,26 +106,6 @@ pub fn is_bare_repository(path: &Path) -> bool {
     gix::open_opts(path, gix::open::Options::isolated()).is_ok_and(|repo| repo.is_bare())
 }
 
-/// The paths (relative to the work tree, `/`-separated) of the files in
-/// the index of the repository whose work tree is `top`: what git tracks.
-/// Empty when there is no readable repository or index there. Opened
-/// isolated (no user or system configuration; nothing of the repository's
-/// configuration is run).
-pub(crate) fn tracked_files(top: &Path) -> Vec<Vec<u8>> {
-    let Ok(repo) = gix::open_opts(top, gix::open::Options::isolated()) else {
-        return Vec::new();
-    };
-    let Ok(index) = repo.index_or_empty() else {
-        return Vec::new();
-    };
-    let paths = index
-        .entries()
-        .iter()
-        .map(|entry| entry.path(&index).to_vec())
-        .collect();
-    paths
-}
-
 fn git_error(what: impl std::fmt::Display) -> GitError {
     GitError(what.to_string())
 }

@@ -48,6 +48,7 @@ pub mod artifact;
 pub mod audit;
 pub mod batch;
 pub mod budget;
+mod committed;
 pub mod config;
 pub mod diff;
 pub mod discover;

@@ -40,9 +40,20 @@ pub enum Withheld {
         /// The cap.
         cap: u64,
     },
-    /// The repository's configuration widened `name_pattern`, and git does
-    /// not track this file.
+    /// The repository's configuration widened `name_pattern`, and git's
+    /// `HEAD` does not hold this file.
     NotCommitted,
+    /// The file is reached through a link, and the root is not in a git
+    /// repository: no link can be shown to be the committer's.
+    LinkWithoutRepository,
+    /// A link on the way to the file (this one) is not the link `HEAD`
+    /// holds at its path.
+    LinkNotCommitted(std::path::PathBuf),
+    /// The file a link reaches (this one) is not a file `HEAD` holds.
+    TargetNotCommitted(std::path::PathBuf),
+    /// The file (this one) differs from what `HEAD` holds: the content is a
+    /// local change, not the committer's.
+    ChangedSinceCommit(std::path::PathBuf),
     /// Where the file really is could not be established.
     Unresolved(String),
 }
@@ -56,6 +67,10 @@ impl Withheld {
             Withheld::Special(_) => "special_file",
             Withheld::TooLarge { .. } => "too_large",
             Withheld::NotCommitted => "not_committed",
+            Withheld::LinkWithoutRepository => "link_without_repository",
+            Withheld::LinkNotCommitted(_) => "link_not_committed",
+            Withheld::TargetNotCommitted(_) => "target_not_committed",
+            Withheld::ChangedSinceCommit(_) => "changed_since_commit",
             Withheld::Unresolved(_) => "unresolved",
         }
     }
@@ -77,7 +92,25 @@ impl std::fmt::Display for Withheld {
                 write!(f, "it is {bytes} bytes, over the cap of {cap} bytes")
             }
             Withheld::NotCommitted => f.write_str(
-                "the project's configuration widens name_pattern, and git does not track this file",
+                "the project's configuration widens name_pattern, and git's HEAD does not hold this file",
+            ),
+            Withheld::LinkWithoutRepository => f.write_str(
+                "it is reached through a link, and the root is not in a git repository: no link is read",
+            ),
+            Withheld::LinkNotCommitted(link) => write!(
+                f,
+                "the link {} on the way is not one git's HEAD holds",
+                link.display()
+            ),
+            Withheld::TargetNotCommitted(target) => write!(
+                f,
+                "it is a link to {}, which git's HEAD does not hold",
+                target.display()
+            ),
+            Withheld::ChangedSinceCommit(file) => write!(
+                f,
+                "{} differs from what git's HEAD holds: the content is a local change, not the committer's",
+                file.display()
             ),
             Withheld::Unresolved(e) => write!(f, "its real path cannot be resolved ({e})"),
         }

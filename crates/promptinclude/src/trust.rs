@@ -9,30 +9,42 @@
 //! A [`ReadPolicy`] says which; a [`Guard`] applies it to one root, file by
 //! file, and says why it withheld a file ([`Withheld`]).
 //!
-//! The policy for unattended runs ([`ReadPolicy::unattended`]):
+//! The policy for unattended runs ([`ReadPolicy::unattended`]): nothing
+//! reaches the agent that the repository's committer did not commit, and
+//! git is the judge of "committed" ([`crate::committed`]: in `HEAD`, with
+//! the content `HEAD` holds, as git would judge a clean file):
 //!
 //! * a file is read only when the file actually opened lies inside the
 //!   root's real path: a link to a file or a directory outside the root,
 //!   `/proc`, `/dev` and the like are withheld;
-//! * nothing inside a `.git` directory is read, whatever the patterns say;
-//! * a file larger than a size cap is withheld without being read;
+//! * a rule file reached through a link is read only when every link on the
+//!   way is the link `HEAD` holds at its path, and the file it reaches is a
+//!   file `HEAD` holds with the content `HEAD` holds; outside a repository
+//!   no link is read;
 //! * when the repository's own configuration (`.a0proj`) widens
 //!   `name_pattern` beyond the user's, a file the widened pattern adds is
-//!   read only when git tracks it (it is in the index): a repository can
-//!   point the scan at what it committed, never at a gitignored `.env`.
+//!   read only when `HEAD` holds it with that content: a repository can
+//!   point the scan at what it committed, never at a gitignored `.env` or a
+//!   committed template the user filled in;
+//! * a regular file the user's own pattern matches is read as it is,
+//!   committed or not (a local `private.promptinclude.md` is the user's);
+//! * nothing inside a `.git` directory is read, whatever the patterns say;
+//! * a file larger than a size cap is withheld without being read.
 //!
 //! The check is made on the opened handle (its path from `/proc/self/fd`
-//! on Linux; elsewhere the resolved path, checked to be the same file), so
-//! what is read is what was checked. See `docs/security.md`.
+//! on Linux; elsewhere the resolved path, checked to be the same file), and
+//! the content compared with `HEAD` is the content read, so what is read is
+//! what was checked. See `docs/security.md`.
 
-use std::collections::HashSet;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::committed::{Committed, FileInHead};
 use crate::discover::fnmatch::NamePattern;
 use crate::discover::Candidate;
 pub use crate::read::Withheld;
@@ -72,7 +84,7 @@ pub struct ReadPolicy {
     /// Withhold files larger than this many bytes, unread.
     pub max_file_bytes: Option<u64>,
     /// Read the files that a repository's own configuration adds to the
-    /// user's `name_pattern` only when git tracks them.
+    /// user's `name_pattern` only when `HEAD` holds them as they are.
     pub committed_only_when_widened: bool,
 }
 
@@ -129,15 +141,17 @@ pub struct Guard {
     real_root: Option<PathBuf>,
     /// The root made absolute lexically, as candidates start.
     abs_root: PathBuf,
-    /// With a widened pattern: the user's pattern, and the paths git tracks.
+    /// With a widened pattern: the user's pattern.
     widened: Option<Widened>,
+    /// `HEAD` of the repository holding the root, opened when a file first
+    /// needs it (`None`: there is none).
+    committed: OnceLock<Option<Committed>>,
 }
 
 #[derive(Debug)]
 struct Widened {
     /// `None` when the user's pattern does not compile: nothing is trusted.
     trusted: Option<NamePattern>,
-    tracked: HashSet<Vec<u8>>,
 }
 
 impl Guard {
@@ -148,6 +162,7 @@ impl Guard {
             real_root: None,
             abs_root: PathBuf::new(),
             widened: None,
+            committed: OnceLock::new(),
         }
     }
 
@@ -160,13 +175,13 @@ impl Guard {
             .filter(|_| policy.committed_only_when_widened)
             .map(|pattern| Widened {
                 trusted: NamePattern::new(pattern).ok(),
-                tracked: tracked_paths(abs_root),
             });
         Guard {
             policy: policy.clone(),
             real_root: std::fs::canonicalize(abs_root).ok(),
             abs_root: abs_root.to_path_buf(),
             widened,
+            committed: OnceLock::new(),
         }
     }
 
@@ -191,21 +206,16 @@ impl Guard {
         if self.policy.is_reference() {
             return Ok(read_candidate_bytes(candidate));
         }
-        if self.policy.links == Links::Inside {
-            let rel = candidate.as_path().strip_prefix(&self.abs_root).ok();
-            if rel.is_some_and(has_git_component) {
-                return Err(Withheld::InsideGitDir);
-            }
+        let rel = candidate.as_path().strip_prefix(&self.abs_root).ok();
+        let inside = self.policy.links == Links::Inside;
+        if inside && rel.is_some_and(has_git_component) {
+            return Err(Withheld::InsideGitDir);
         }
-        if let Some(widened) = &self.widened {
+        let widened_only = self.widened.as_ref().is_some_and(|widened| {
             let name = candidate.as_path().file_name().unwrap_or_default();
             let trusted = widened.trusted.as_ref();
-            if !trusted.is_some_and(|p| p.is_match_bytes(name.as_bytes()))
-                && !widened.tracked.contains(candidate.as_bytes())
-            {
-                return Err(Withheld::NotCommitted);
-            }
-        }
+            !trusted.is_some_and(|p| p.is_match_bytes(name.as_bytes()))
+        });
         let (file, len) = match crate::sys::open_regular_file(
             candidate.as_bytes(),
             candidate.reads_piecewise(),
@@ -215,11 +225,73 @@ impl Guard {
         };
         let real = opened_path(&file, candidate.as_path()).map_err(Withheld::Unresolved)?;
         self.check_real_path(&real)?;
+        // A link on the way: the file opened is not where the path's own
+        // directories put it (the root itself may be reached through one).
+        let through_link = inside
+            && match (&self.real_root, rel) {
+                (Some(root), Some(rel)) => root.join(rel) != real,
+                _ => true,
+            };
+        let in_head = if through_link || widened_only {
+            Some(self.committed_file(rel, &real, through_link)?)
+        } else {
+            None
+        };
         let cap = self.policy.max_file_bytes;
         if let Some(cap) = cap.filter(|&cap| len > cap) {
             return Err(Withheld::TooLarge { bytes: len, cap });
         }
-        read_capped(file, len, cap)
+        let bytes = read_capped(file, len, cap)?;
+        if let (Some((head, in_repo)), Ok(bytes)) = (in_head, &bytes) {
+            match head.file(&in_repo, bytes) {
+                FileInHead::Same => {}
+                FileInHead::Changed => return Err(Withheld::ChangedSinceCommit(real)),
+                FileInHead::Absent => return Err(not_committed(real, through_link)),
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// `HEAD` of the repository holding the root.
+    fn committed(&self) -> Option<&Committed> {
+        self.committed
+            .get_or_init(|| self.real_root.as_deref().and_then(Committed::open))
+            .as_ref()
+    }
+
+    /// For a file that must be the committer's (opened at `real`, its path
+    /// `rel` below the root): `HEAD`, and the file's path in the repository,
+    /// once every link on the way (`through_link`) is the link `HEAD` holds
+    /// and `HEAD` holds a file there. Its content is compared once read.
+    fn committed_file(
+        &self,
+        rel: Option<&Path>,
+        real: &Path,
+        through_link: bool,
+    ) -> Result<(&Committed, PathBuf), Withheld> {
+        let Some(head) = self.committed() else {
+            return Err(if through_link {
+                Withheld::LinkWithoutRepository
+            } else {
+                Withheld::NotCommitted
+            });
+        };
+        if through_link {
+            let (Some(root), Some(rel)) = (&self.real_root, rel) else {
+                return Err(Withheld::Unresolved(
+                    "the file is not below the root".to_string(),
+                ));
+            };
+            if follow_committed_links(head, root, rel)? != real {
+                return Err(Withheld::Unresolved(
+                    "the file changed while its links were checked".to_string(),
+                ));
+            }
+        }
+        match real.strip_prefix(head.top()) {
+            Ok(in_repo) if head.holds_file(in_repo) => Ok((head, in_repo.to_path_buf())),
+            _ => Err(not_committed(real.to_path_buf(), through_link)),
+        }
     }
 
     /// Where the file opened may be, by the policy.
@@ -302,36 +374,80 @@ fn opened_path(file: &std::fs::File, path: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// The full paths (as candidates spell them, below `abs_root`) of the files
-/// git tracks in the repository whose work tree is `abs_root` or contains
-/// it; empty outside a repository or without the `git` feature.
-fn tracked_paths(abs_root: &Path) -> HashSet<Vec<u8>> {
-    #[cfg(feature = "git")]
-    {
-        if let Some(top) = repository_top(abs_root) {
-            return crate::git::tracked_files(&top)
-                .into_iter()
-                .map(|rel| {
-                    let mut full = top.as_os_str().as_bytes().to_vec();
-                    full.push(b'/');
-                    full.extend_from_slice(&rel);
-                    full
-                })
-                .filter(|full| full.starts_with(abs_root.as_os_str().as_bytes()))
-                .collect();
-        }
+/// Why a file that must be the committer's is withheld when `HEAD` does
+/// not hold it.
+fn not_committed(real: PathBuf, through_link: bool) -> Withheld {
+    if through_link {
+        Withheld::TargetNotCommitted(real)
+    } else {
+        Withheld::NotCommitted
     }
-    let _ = abs_root;
-    HashSet::new()
 }
 
-/// Whether `dir` is `/` or the home directory `home` (both resolved): a
-/// root that would walk every project on the disk, which nothing run
+/// Most symbolic links followed while resolving one path (Linux's limit).
+const MAX_LINK_HOPS: u32 = 40;
+
+/// Resolves `rel` below the real root `root` as the kernel would, one
+/// component at a time, and returns the real path it reaches, provided
+/// every symbolic link on the way is the one `head` holds at its path (a
+/// link outside the repository is held by no `HEAD`).
+fn follow_committed_links(head: &Committed, root: &Path, rel: &Path) -> Result<PathBuf, Withheld> {
+    let mut at = root.to_path_buf();
+    let mut pending: Vec<PathBuf> = rel
+        .components()
+        .rev()
+        .map(|c| PathBuf::from(c.as_os_str()))
+        .collect();
+    let mut hops = 0;
+    while let Some(component) = pending.pop() {
+        match component.components().next() {
+            Some(Component::RootDir) => at = PathBuf::from("/"),
+            Some(Component::ParentDir) => {
+                at.pop();
+            }
+            Some(Component::Normal(name)) => {
+                at.push(name);
+                let meta = std::fs::symlink_metadata(&at)
+                    .map_err(|e| Withheld::Unresolved(format!("{}: {e}", at.display())))?;
+                if !meta.file_type().is_symlink() {
+                    continue;
+                }
+                hops += 1;
+                if hops > MAX_LINK_HOPS {
+                    return Err(Withheld::Unresolved(
+                        "too many levels of symbolic links".to_string(),
+                    ));
+                }
+                let target = std::fs::read_link(&at)
+                    .map_err(|e| Withheld::Unresolved(format!("{}: {e}", at.display())))?;
+                let committed = at
+                    .strip_prefix(head.top())
+                    .is_ok_and(|in_repo| head.holds_link(in_repo, target.as_os_str().as_bytes()));
+                if !committed {
+                    return Err(Withheld::LinkNotCommitted(at));
+                }
+                at.pop();
+                pending.extend(
+                    target
+                        .components()
+                        .rev()
+                        .map(|c| PathBuf::from(c.as_os_str())),
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(at)
+}
+
+/// Whether `dir` is `/`, the home directory `home`, or a directory that
+/// holds it (all resolved; `/home`): a root that would walk every project
+/// on the disk, or the user's own files (`~/.ssh`), which nothing run
 /// unattended scans.
 pub fn is_too_wide(dir: &Path, home: Option<&Path>) -> bool {
     let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let dir = real(dir);
-    dir.parent().is_none() || home.is_some_and(|home| real(home) == dir)
+    dir.parent().is_none() || home.is_some_and(|home| real(home).starts_with(&dir))
 }
 
 /// The nearest directory at or above `dir` that holds `.git` (a directory,
@@ -368,7 +484,11 @@ mod tests {
         let guard = Guard::new(&root, &ReadPolicy::unattended(), None);
         let read = |rel: &str| guard.read_bytes(&candidate(&root.join(rel)));
         assert_eq!(read("sub/ok.md").unwrap().unwrap(), b"fine");
-        assert_eq!(read("inner.md").unwrap().unwrap(), b"fine");
+        // `.git` here is no repository: no link can be shown to be committed.
+        assert_eq!(
+            read("inner.md").err(),
+            Some(Withheld::LinkWithoutRepository)
+        );
         let real_secret = std::fs::canonicalize(&outside).unwrap();
         assert_eq!(
             read("link.md").err(),
@@ -391,6 +511,150 @@ mod tests {
                 .unwrap(),
             b"SECRET"
         );
+    }
+
+    /// `git ARGS` in `dir`, with no system or user configuration.
+    fn git(dir: &Path, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("GIT_DIR")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "core.autocrlf=false",
+            ])
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn links_are_read_only_when_head_commits_every_link_and_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("docs/real")).unwrap();
+        std::fs::write(root.join(".gitignore"), ".env\n").unwrap();
+        std::fs::write(root.join("docs/rules.md"), "COMMITTED\n").unwrap();
+        std::fs::write(root.join("docs/real/deep.md"), "DEEP\n").unwrap();
+        std::fs::write(root.join("template.md"), "TEMPLATE\n").unwrap();
+        symlink(".env", root.join("env.md")).unwrap();
+        symlink("docs/rules.md", root.join("good.md")).unwrap();
+        symlink("template.md", root.join("filled.md")).unwrap();
+        symlink("docs/real/deep.md", root.join("deep.md")).unwrap();
+        git(&root, &["init", "-q"]);
+        git(&root, &["add", "-A"]);
+        git(&root, &["commit", "-qm", "x"]);
+        // After the commit: the secret, a filled-in template (staged, still
+        // not the committer's), links of the user's own, and a directory
+        // link on the way of a committed link.
+        std::fs::write(root.join(".env"), "SECRET").unwrap();
+        std::fs::write(root.join("template.md"), "SECRET").unwrap();
+        git(&root, &["add", "template.md"]);
+        symlink("docs/rules.md", root.join("local.md")).unwrap();
+        std::fs::write(root.join("plain.md"), "PLAIN").unwrap();
+        std::fs::remove_dir_all(root.join("docs/real")).unwrap();
+        std::fs::create_dir(root.join("elsewhere")).unwrap();
+        std::fs::write(root.join("elsewhere/deep.md"), "DEEP\n").unwrap();
+        symlink("../elsewhere", root.join("docs/real")).unwrap();
+
+        let guard = Guard::new(&root, &ReadPolicy::unattended(), None);
+        let read = |rel: &str| guard.read_bytes(&candidate(&root.join(rel)));
+        let real = |rel: &str| std::fs::canonicalize(root.join(rel)).unwrap();
+        assert_eq!(read("good.md").unwrap().unwrap(), b"COMMITTED\n");
+        assert_eq!(read("plain.md").unwrap().unwrap(), b"PLAIN");
+        assert_eq!(
+            read("env.md").err(),
+            Some(Withheld::TargetNotCommitted(real(".env")))
+        );
+        assert_eq!(
+            read("filled.md").err(),
+            Some(Withheld::ChangedSinceCommit(real("template.md")))
+        );
+        assert_eq!(
+            read("local.md").err(),
+            Some(Withheld::LinkNotCommitted(real("").join("local.md")))
+        );
+        assert_eq!(
+            read("deep.md").err(),
+            Some(Withheld::LinkNotCommitted(real("docs").join("real")))
+        );
+        // Outside a repository no link is read; a regular file still is.
+        std::fs::remove_dir_all(root.join(".git")).unwrap();
+        let guard = Guard::new(&root, &ReadPolicy::unattended(), None);
+        let read = |rel: &str| guard.read_bytes(&candidate(&root.join(rel)));
+        assert_eq!(read("good.md").err(), Some(Withheld::LinkWithoutRepository));
+        assert_eq!(read("plain.md").unwrap().unwrap(), b"PLAIN");
+        // The reference policy reads them all.
+        let reference = Guard::reference();
+        let env = reference.read_bytes(&candidate(&root.join("env.md")));
+        assert_eq!(env.unwrap().unwrap(), b"SECRET");
+    }
+
+    #[test]
+    fn widened_files_are_read_only_as_head_holds_them_converted_as_git_add_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(
+            root.join(".gitattributes"),
+            "*.crlf text eol=crlf\n*.lfs filter=lfs\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("app.env"), "API_KEY=\n").unwrap();
+        std::fs::write(root.join("same.env"), "KEPT\n").unwrap();
+        std::fs::write(root.join("lines.crlf"), "one\ntwo\n").unwrap();
+        // What an LFS clean filter commits: a pointer, not the content.
+        std::fs::write(
+            root.join("big.lfs"),
+            "version https://git-lfs.github.com/spec/v1\n",
+        )
+        .unwrap();
+        git(&root, &["init", "-q"]);
+        git(&root, &["add", "-A"]);
+        git(&root, &["commit", "-qm", "x"]);
+        std::fs::write(root.join("app.env"), "API_KEY=REAL\n").unwrap();
+        std::fs::write(root.join("new.env"), "NEW\n").unwrap();
+        // A checkout with eol=crlf writes CRLF: git judges it clean.
+        std::fs::write(root.join("lines.crlf"), "one\r\ntwo\r\n").unwrap();
+        std::fs::write(root.join("big.lfs"), "the large content\n").unwrap();
+
+        let guard = Guard::new(&root, &ReadPolicy::unattended(), Some("*.promptinclude.md"));
+        let read = |rel: &str| guard.read_bytes(&candidate(&root.join(rel)));
+        let real = |rel: &str| std::fs::canonicalize(root.join(rel)).unwrap();
+        assert_eq!(read("same.env").unwrap().unwrap(), b"KEPT\n");
+        assert_eq!(read("lines.crlf").unwrap().unwrap(), b"one\r\ntwo\r\n");
+        assert_eq!(
+            read("app.env").err(),
+            Some(Withheld::ChangedSinceCommit(real("app.env")))
+        );
+        assert_eq!(read("new.env").err(), Some(Withheld::NotCommitted));
+        assert_eq!(
+            read("big.lfs").err(),
+            Some(Withheld::ChangedSinceCommit(real("big.lfs")))
+        );
+        // A file the user's own pattern matches is the user's.
+        std::fs::write(root.join("mine.promptinclude.md"), "MINE").unwrap();
+        assert_eq!(read("mine.promptinclude.md").unwrap().unwrap(), b"MINE");
+    }
+
+    #[test]
+    fn roots_that_hold_the_home_directory_are_too_wide() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home/user");
+        std::fs::create_dir_all(home.join("project")).unwrap();
+        assert!(is_too_wide(Path::new("/"), Some(&home)));
+        assert!(is_too_wide(&home, Some(&home)));
+        assert!(is_too_wide(&dir.path().join("home"), Some(&home)));
+        assert!(is_too_wide(dir.path(), Some(&home)));
+        assert!(!is_too_wide(&home.join("project"), Some(&home)));
+        assert!(!is_too_wide(&home.join("project"), None));
     }
 
     #[test]

@@ -1,0 +1,243 @@
+//! What a repository's `HEAD` commits, asked of files on disk: whether a
+//! symbolic link is the one committed, and whether a file's content is the
+//! committer's.
+//!
+//! The unattended reading policy ([`crate::trust`]) reads a link, or a file
+//! only a repository's own widened `name_pattern` reaches, only when git
+//! says the committer put it there. "Committed" means in `HEAD`: the index
+//! holds what the user staged, which is the user's, not the committer's.
+//! A file's content equals `HEAD`'s when git would judge the file clean:
+//! its bytes, converted as `git add` converts them (`core.autocrlf`,
+//! `core.eol`, `text`/`eol`/`ident`/`working-tree-encoding` attributes),
+//! hash to the blob `HEAD` holds at its path. Filter drivers (`filter=…`,
+//! such as Git LFS) are never run: a hook must not start programs, and a
+//! file a driver would turn into a pointer is not the pointer committed,
+//! so it is never equal.
+//!
+//! The repository is opened isolated (no user or system configuration, no
+//! environment), as [`crate::git`] opens it.
+
+use std::path::{Path, PathBuf};
+
+/// `HEAD` of the repository whose work tree holds a directory.
+pub(crate) struct Committed {
+    /// The work tree's top, resolved.
+    top: PathBuf,
+    #[cfg(feature = "git")]
+    head: std::sync::Mutex<Head>,
+}
+
+impl std::fmt::Debug for Committed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Committed").field("top", &self.top).finish()
+    }
+}
+
+impl Committed {
+    /// `HEAD` of the repository whose work tree is `real_dir` or holds it
+    /// (`real_dir` resolved); `None` outside a repository, in one with no
+    /// commit yet, or without the `git` feature.
+    pub(crate) fn open(real_dir: &Path) -> Option<Committed> {
+        let top = crate::trust::repository_top(real_dir)?;
+        #[cfg(feature = "git")]
+        {
+            let head = Head::open(&top)?;
+            Some(Committed {
+                top,
+                head: std::sync::Mutex::new(head),
+            })
+        }
+        #[cfg(not(feature = "git"))]
+        {
+            let _ = top;
+            None
+        }
+    }
+
+    /// The work tree's top, resolved: paths asked about are relative to it.
+    pub(crate) fn top(&self) -> &Path {
+        &self.top
+    }
+
+    /// Whether `HEAD` holds, at `rel`, a symbolic link whose target is
+    /// `target` (as `readlink` gives it).
+    pub(crate) fn holds_link(&self, rel: &Path, target: &[u8]) -> bool {
+        #[cfg(feature = "git")]
+        {
+            self.head()
+                .is_some_and(|mut head| head.holds_link(rel, target))
+        }
+        #[cfg(not(feature = "git"))]
+        {
+            let _ = (rel, target);
+            false
+        }
+    }
+
+    /// Whether `HEAD` holds a regular file at `rel`.
+    pub(crate) fn holds_file(&self, rel: &Path) -> bool {
+        #[cfg(feature = "git")]
+        {
+            self.head().is_some_and(|head| head.file_id(rel).is_some())
+        }
+        #[cfg(not(feature = "git"))]
+        {
+            let _ = rel;
+            false
+        }
+    }
+
+    /// What `HEAD` says of a regular file at `rel` whose bytes are `bytes`.
+    pub(crate) fn file(&self, rel: &Path, bytes: &[u8]) -> FileInHead {
+        #[cfg(feature = "git")]
+        {
+            match self.head() {
+                Some(mut head) => head.file(rel, bytes),
+                None => FileInHead::Absent,
+            }
+        }
+        #[cfg(not(feature = "git"))]
+        {
+            let _ = (rel, bytes);
+            FileInHead::Absent
+        }
+    }
+
+    /// The repository, locked (a panic elsewhere leaves nothing half-done
+    /// in it that a later question could trust less: it only reads).
+    #[cfg(feature = "git")]
+    fn head(&self) -> Option<std::sync::MutexGuard<'_, Head>> {
+        Some(
+            self.head
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
+}
+
+/// What `HEAD` holds at a file's path, against the file's content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FileInHead {
+    /// A regular file whose blob is the content, converted as `git add` would.
+    Same,
+    /// A regular file with other content.
+    Changed,
+    /// No regular file (nothing, a link, a directory, a submodule).
+    Absent,
+}
+
+#[cfg(feature = "git")]
+use head::Head;
+
+#[cfg(feature = "git")]
+mod head {
+    use std::path::Path;
+
+    use gix::hash::ObjectId;
+    use gix::objs::tree::EntryKind;
+
+    use super::FileInHead;
+
+    /// The repository opened at `HEAD`'s tree, with the conversion `git
+    /// add` applies (its drivers removed).
+    pub(super) struct Head {
+        repo: gix::Repository,
+        tree: ObjectId,
+        to_git: gix::filter::plumbing::Pipeline,
+        attributes: gix::worktree::Stack,
+    }
+
+    impl Head {
+        pub(super) fn open(top: &Path) -> Option<Head> {
+            let repo = gix::open_opts(top, gix::open::Options::isolated()).ok()?;
+            let tree = repo.head_commit().ok()?.tree_id().ok()?.detach();
+            let (pipeline, _index) = repo.filter_pipeline(None).ok()?;
+            let (mut to_git, attributes) = pipeline.into_parts();
+            // Never start a program: a driver's output is not what was read.
+            to_git.options_mut().drivers.clear();
+            Some(Head {
+                repo,
+                tree,
+                to_git,
+                attributes,
+            })
+        }
+
+        /// `HEAD`'s entry at `rel`.
+        fn entry(&self, rel: &Path) -> Option<(EntryKind, ObjectId)> {
+            let tree = self.repo.find_tree(self.tree).ok()?;
+            let entry = tree.lookup_entry_by_path(rel).ok()??;
+            Some((entry.mode().kind(), entry.object_id()))
+        }
+
+        pub(super) fn holds_link(&mut self, rel: &Path, target: &[u8]) -> bool {
+            match self.entry(rel) {
+                Some((EntryKind::Link, id)) => self
+                    .repo
+                    .find_blob(id)
+                    .is_ok_and(|blob| blob.data == target),
+                _ => false,
+            }
+        }
+
+        /// The blob of the regular file `HEAD` holds at `rel`.
+        pub(super) fn file_id(&self, rel: &Path) -> Option<ObjectId> {
+            match self.entry(rel) {
+                Some((EntryKind::Blob | EntryKind::BlobExecutable, id)) => Some(id),
+                _ => None,
+            }
+        }
+
+        pub(super) fn file(&mut self, rel: &Path, bytes: &[u8]) -> FileInHead {
+            let Some(id) = self.file_id(rel) else {
+                return FileInHead::Absent;
+            };
+            match self.clean_id(rel, bytes, id) {
+                Some(clean) if clean == id => FileInHead::Same,
+                _ => FileInHead::Changed,
+            }
+        }
+
+        /// The blob id `git add` would give `bytes` at `rel` (`None`: the
+        /// conversion failed). `committed` is the blob the auto-CRLF rule
+        /// looks at to learn whether the file was committed with CRLF.
+        fn clean_id(&mut self, rel: &Path, bytes: &[u8], committed: ObjectId) -> Option<ObjectId> {
+            use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+            use std::io::Read;
+            let platform = self
+                .attributes
+                .at_path(rel, None, &self.repo.objects)
+                .ok()?;
+            let repo = &self.repo;
+            let outcome = self
+                .to_git
+                .convert_to_git(
+                    bytes,
+                    rel,
+                    &mut |_, attrs| {
+                        platform.matching_attributes(attrs);
+                    },
+                    &mut |buf| -> Result<Option<()>, gix::objs::find::Error> {
+                        use gix::objs::Find;
+                        let found = repo.objects.try_find(&committed, buf)?;
+                        Ok(found
+                            .filter(|o| o.kind == gix::objs::Kind::Blob)
+                            .map(|_| ()))
+                    },
+                )
+                .ok()?;
+            let converted: Vec<u8>;
+            let clean = match outcome {
+                ToGitOutcome::Unchanged(bytes) => bytes,
+                ToGitOutcome::Buffer(buffer) => buffer,
+                ToGitOutcome::Process(mut read) => {
+                    let mut all = Vec::new();
+                    read.read_to_end(&mut all).ok()?;
+                    converted = all;
+                    &converted
+                }
+            };
+            gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, clean).ok()
+        }
+    }
+}
