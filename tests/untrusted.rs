@@ -152,7 +152,9 @@ fn links_to_secrets_files_and_directories_never_reach_the_agent() {
     fs::create_dir_all(&outside).unwrap();
     fs::write(outside.join("x.promptinclude.md"), "SECRET-LINKED-DIR\n").unwrap();
     symlink(&outside, p.join("linked")).unwrap();
-    // A link that stays inside is fine.
+    // A link that stays inside is withheld here, outside a repository (its
+    // target, a rule file itself, is read as it is): see
+    // `committed_links_decide_what_the_agent_reads`.
     fs::create_dir_all(p.join("docs")).unwrap();
     fs::write(p.join("docs/style.promptinclude.md"), "MARKER-INSIDE\n").unwrap();
     symlink(
@@ -197,6 +199,185 @@ fn links_to_secrets_files_and_directories_never_reach_the_agent() {
     assert!(text.contains("SECRET-SSH-7f3a"));
 }
 
+/// What the MCP server's tool `tool` answers with `arguments`, the server
+/// started in `cwd` with no `--root` (a client that names no roots: the
+/// current directory is served, as checked as a client's roots are).
+fn mcp_tool(setup: &Setup, cwd: &Path, tool: &str, arguments: serde_json::Value) -> String {
+    let messages = [
+        serde_json::json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "tests/untrusted.rs", "version": "0"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}),
+    ];
+    let input: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    let mut cmd = common::command(common::binary());
+    cmd.arg("mcp")
+        .env("HOME", &setup.home)
+        .env("ANTHROPIC_API_KEY", ENV_SECRET)
+        .current_dir(cwd);
+    let out = Running::start(&mut cmd, Some(input.into_bytes())).finish(Duration::from_secs(60));
+    out.assert_code(0);
+    let stdout = out.stdout_text();
+    for line in stdout.lines() {
+        let message: serde_json::Value = serde_json::from_str(line).unwrap();
+        if message["id"] == "call" {
+            return message["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no text: {message}"))
+                .to_string();
+        }
+    }
+    panic!("no answer to the call:\n{stdout}\n{}", out.stderr_text());
+}
+
+/// `promptinclude render --links inside ROOT`.
+fn render_inside(setup: &Setup, root: &Path) -> String {
+    let mut cmd = common::command(common::binary());
+    cmd.args(["render", "--no-env", "--links", "inside"])
+        .arg(root)
+        .env("HOME", &setup.home);
+    let out = child::run(&mut cmd, Duration::from_secs(60));
+    out.assert_code(0);
+    out.stdout_text()
+}
+
+/// What every unattended path gives for a session in `cwd` (root `root`
+/// for `render`): both hooks, the MCP tool and `render --links inside`.
+fn every_unattended_output(setup: &Setup, cwd: &Path, root: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("hook codex", context(&hook("codex", setup, cwd, &[]))),
+        (
+            "hook claude-code",
+            context(&hook("claude-code", setup, cwd, &[])),
+        ),
+        (
+            "mcp",
+            mcp_tool(setup, cwd, "prompt_includes", serde_json::json!({})),
+        ),
+        ("render --links inside", render_inside(setup, root)),
+    ]
+}
+
+#[test]
+fn committed_links_decide_what_the_agent_reads() {
+    let s = setup();
+    let p = &s.project;
+    fs::create_dir_all(p.join("docs")).unwrap();
+    fs::write(p.join(".gitignore"), ".env\n").unwrap();
+    fs::write(p.join("docs/style.md"), "MARKER-COMMITTED-LINK\n").unwrap();
+    fs::write(p.join("docs/other.md"), "MARKER-OTHER\n").unwrap();
+    fs::write(p.join("template.md"), "API_KEY=\n").unwrap();
+    symlink("docs/style.md", p.join("style.promptinclude.md")).unwrap();
+    symlink(".env", p.join("env.promptinclude.md")).unwrap();
+    symlink("template.md", p.join("filled.promptinclude.md")).unwrap();
+    git(p, &["init", "-q"]);
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-qm", "project"]);
+    // After the commit: the secret the committed link points at, the
+    // template filled in (and staged: still not the committer's), and a
+    // link of the user's own.
+    fs::write(p.join(".env"), DOTENV_SECRET).unwrap();
+    fs::write(p.join("template.md"), "API_KEY=SECRET-FILLED-33a1\n").unwrap();
+    git(p, &["add", "template.md"]);
+    symlink("docs/other.md", p.join("mine.promptinclude.md")).unwrap();
+
+    let reference = reference_scan(&s, p);
+    assert!(reference.contains("SECRET-DOTENV") && reference.contains("SECRET-FILLED-33a1"));
+    for (path, text) in every_unattended_output(&s, p, p) {
+        assert!(
+            text.contains("MARKER-RULE") && text.contains("MARKER-COMMITTED-LINK"),
+            "{path}: {text}"
+        );
+        assert_absent(
+            &text,
+            &["SECRET-DOTENV", "SECRET-FILLED-33a1", "MARKER-OTHER"],
+        );
+    }
+    for agent in ["codex", "claude-code"] {
+        let log = hook_log(&s, agent);
+        for kind in [
+            "target_not_committed",
+            "changed_since_commit",
+            "link_not_committed",
+        ] {
+            assert!(log.contains(&format!("({kind};")), "{kind}: {log}");
+        }
+    }
+    // The audit's CI gate sees them, each with its reason.
+    let mut cmd = common::command(common::binary());
+    cmd.args(["audit", "--no-env", "--fail-on", "symlink_to_uncommitted"])
+        .arg(p);
+    let out = child::run(&mut cmd, Duration::from_secs(60));
+    out.assert_code(1);
+    let report = out.stdout_text() + &out.stderr_text();
+    for (name, kind) in [
+        ("env.promptinclude.md", "target_not_committed"),
+        ("filled.promptinclude.md", "changed_since_commit"),
+        ("mine.promptinclude.md", "link_not_committed"),
+    ] {
+        assert!(
+            report.lines().any(|l| l.contains("symlink_to_uncommitted")
+                && l.contains(name)
+                && l.contains(kind)),
+            "{name}: {report}"
+        );
+    }
+    assert!(
+        !report.contains("symlink_to_uncommitted  style.promptinclude.md"),
+        "{report}"
+    );
+    // Committed as it is on disk again: read again.
+    git(p, &["reset", "-q"]);
+    git(p, &["checkout", "--", "template.md"]);
+    let text = context(&hook("codex", &s, p, &[]));
+    assert!(text.contains("API_KEY="), "{text}");
+}
+
+#[test]
+fn a_folder_of_repositories_and_a_folder_above_home_read_no_link() {
+    let s = setup();
+    // A session in a folder that holds several repositories: one links to
+    // its sibling's gitignored `.env`; the folder is no repository.
+    let work = s.home.join("work");
+    let (a, b) = (work.join("a"), work.join("b"));
+    fs::create_dir_all(&a).unwrap();
+    fs::create_dir_all(&b).unwrap();
+    fs::write(b.join(".gitignore"), ".env\n").unwrap();
+    symlink("../b/.env", a.join("notes.promptinclude.md")).unwrap();
+    fs::write(a.join("plain.promptinclude.md"), "MARKER-PLAIN\n").unwrap();
+    for repo in [&a, &b] {
+        git(repo, &["init", "-q"]);
+        git(repo, &["add", "-A"]);
+        git(repo, &["commit", "-qm", "x", "--allow-empty"]);
+    }
+    fs::write(b.join(".env"), DOTENV_SECRET).unwrap();
+    assert!(reference_scan(&s, &work).contains("SECRET-DOTENV"));
+    for (path, text) in every_unattended_output(&s, &work, &work) {
+        assert!(text.contains("MARKER-PLAIN"), "{path}: {text}");
+        assert_absent(&text, &["SECRET-DOTENV"]);
+    }
+    assert!(hook_log(&s, "codex").contains("(link_without_repository;"));
+
+    // A session in a folder that holds the home directory (`/home`): a rule
+    // file linked to `~/.ssh/id_rsa` below it would be "inside".
+    let above = s.home.parent().unwrap().to_path_buf();
+    symlink("home/.ssh/id_rsa", above.join("key.promptinclude.md")).unwrap();
+    assert!(reference_scan(&s, &above).contains("SECRET-SSH-7f3a"));
+    for agent in ["codex", "claude-code"] {
+        let out = hook(agent, &s, &above, &[]);
+        assert_eq!(out.stdout_text(), "");
+        assert!(hook_log(&s, agent).contains("never scans / or the home directory"));
+    }
+    let text = mcp_tool(&s, &above, "prompt_includes", serde_json::json!({}));
+    assert!(
+        text.contains("never scans / or the home directory"),
+        "{text}"
+    );
+    assert_absent(&text, &["SECRET-SSH-7f3a", "MARKER-RULE"]);
+}
+
 #[test]
 fn a_widening_project_config_reaches_only_committed_files() {
     let s = setup();
@@ -211,8 +392,12 @@ fn a_widening_project_config_reaches_only_committed_files() {
     .unwrap();
     fs::write(p.join(".gitignore"), ".env\n").unwrap();
     fs::write(p.join("CONTRIBUTING.md"), "MARKER-COMMITTED\n").unwrap();
+    // A template committed for the user to fill in, and a link to it.
+    fs::write(p.join("app.env"), "API_KEY=\n").unwrap();
+    symlink("app.env", p.join("app-link.env")).unwrap();
     git(p, &["add", "-A"]);
     git(p, &["commit", "-qm", "project"]);
+    fs::write(p.join("app.env"), "API_KEY=SECRET-REAL-7c4d\n").unwrap();
     fs::write(p.join(".env"), DOTENV_SECRET).unwrap();
     fs::write(p.join("untracked-notes.txt"), "MARKER-UNTRACKED\n").unwrap();
     git(
@@ -226,6 +411,7 @@ fn a_widening_project_config_reaches_only_committed_files() {
 
     let reference = reference_scan(&s, p);
     assert!(reference.contains("SECRET-DOTENV") && reference.contains(GIT_TOKEN));
+    assert!(reference.contains("SECRET-REAL-7c4d"));
     for agent in ["codex", "claude-code"] {
         // Started in a subdirectory: the hook renders the repository.
         fs::create_dir_all(p.join("src")).unwrap();
@@ -234,13 +420,23 @@ fn a_widening_project_config_reaches_only_committed_files() {
             text.contains("MARKER-RULE") && text.contains("MARKER-COMMITTED"),
             "{text}"
         );
-        assert_absent(&text, &["SECRET-DOTENV", GIT_TOKEN, "MARKER-UNTRACKED"]);
-        let log = hook_log(&s, agent);
-        assert!(
-            log.contains("(not_committed;") && log.contains("(inside_git_dir;"),
-            "{log}"
+        assert_absent(
+            &text,
+            &[
+                "SECRET-DOTENV",
+                GIT_TOKEN,
+                "MARKER-UNTRACKED",
+                "SECRET-REAL-7c4d",
+            ],
         );
+        let log = hook_log(&s, agent);
+        for kind in ["not_committed", "inside_git_dir", "changed_since_commit"] {
+            assert!(log.contains(&format!("({kind};")), "{kind}: {log}");
+        }
     }
+    let text = mcp_tool(&s, p, "prompt_includes", serde_json::json!({}));
+    assert!(text.contains("MARKER-COMMITTED"), "{text}");
+    assert_absent(&text, &["SECRET-DOTENV", GIT_TOKEN, "SECRET-REAL-7c4d"]);
     // The user may trust the project's pattern; .git stays out regardless.
     let text = context(&hook("codex", &s, p, &["--trust-project-patterns"]));
     assert!(text.contains("SECRET-DOTENV") && text.contains("MARKER-UNTRACKED"));

@@ -185,6 +185,31 @@ impl Guard {
         }
     }
 
+    /// The guard that asks of a link what the unattended policy asks,
+    /// for the audit of a root read by another policy.
+    pub(crate) fn for_links(abs_root: &Path) -> Guard {
+        let policy = ReadPolicy {
+            links: Links::Inside,
+            ..ReadPolicy::reference()
+        };
+        Guard::new(abs_root, &policy, None)
+    }
+
+    /// Why [`Links::Inside`] withholds `candidate` for git's sake (a link on
+    /// the way, the file it reaches, or that file's content is not what
+    /// `HEAD` commits), if it does.
+    pub(crate) fn uncommitted(&self, candidate: &Candidate) -> Option<Withheld> {
+        match self.read_bytes(candidate) {
+            Err(
+                why @ (Withheld::LinkWithoutRepository
+                | Withheld::LinkNotCommitted(_)
+                | Withheld::TargetNotCommitted(_)
+                | Withheld::ChangedSinceCommit(_)),
+            ) => Some(why),
+            _ => None,
+        }
+    }
+
     /// The policy applied.
     pub fn policy(&self) -> &ReadPolicy {
         &self.policy

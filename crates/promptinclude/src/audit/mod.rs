@@ -236,6 +236,7 @@ pub fn audit_root_at(
         config,
         on_disk: rev.is_none(),
         links: LinkChecker::new(std::fs::canonicalize(&scan.abs_root).ok()),
+        committed_links: crate::trust::Guard::for_links(&scan.abs_root),
         nested: NestedRepos::default(),
         expansions,
     };
@@ -355,6 +356,8 @@ struct FileContext<'s> {
     /// nested repositories can be looked at.
     on_disk: bool,
     links: LinkChecker,
+    /// Asks of a link inside the root whether `HEAD` commits it.
+    committed_links: crate::trust::Guard,
     nested: NestedRepos,
     /// Host expansions found in the text read so far, by full path.
     expansions: HashMap<Vec<u8>, Vec<Warning>>,
@@ -422,6 +425,18 @@ impl FileContext<'_> {
             LinkCheck::Fine
         };
         warnings.extend(link.warning(&path));
+        if self.on_disk && link == LinkCheck::Fine && is_symlink(candidate.as_path()) {
+            if let Some(why) = self.committed_links.uncommitted(candidate) {
+                warnings.push(Warning::file(
+                    WarningKind::SymlinkToUncommitted,
+                    &path,
+                    format!(
+                        "the hooks and the MCP server withhold this link: {why} ({})",
+                        why.kind()
+                    ),
+                ));
+            }
+        }
         let nested_repo = if self.on_disk {
             self.nested.containing(&scan.abs_root, candidate.as_path())
         } else {
@@ -461,6 +476,11 @@ impl FileContext<'_> {
         );
         file
     }
+}
+
+/// Whether `path` is itself a symbolic link.
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// `path` relative to the root when it is below it (for reports).

@@ -30,6 +30,10 @@ pub enum WarningKind {
     HostPlaceholder,
     /// A rule file reached through a symlink that resolves outside the root.
     SymlinkOutsideRoot,
+    /// A rule file reached through a symlink that git's `HEAD` does not
+    /// commit as it is (a link on the way, the target, or its content): the
+    /// hooks and the MCP server withhold it.
+    SymlinkToUncommitted,
     /// A rule file that is a symlink to nothing.
     BrokenSymlink,
     /// A rule file that is a symlink loop.
@@ -74,11 +78,12 @@ pub enum WarningKind {
 
 impl WarningKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [WarningKind; 23] = [
+    pub const ALL: [WarningKind; 24] = [
         WarningKind::HostInclude,
         WarningKind::HostIncludeOriginal,
         WarningKind::HostPlaceholder,
         WarningKind::SymlinkOutsideRoot,
+        WarningKind::SymlinkToUncommitted,
         WarningKind::BrokenSymlink,
         WarningKind::SymlinkLoop,
         WarningKind::NestedRepository,
@@ -107,6 +112,7 @@ impl WarningKind {
             WarningKind::HostIncludeOriginal => "host_include_original",
             WarningKind::HostPlaceholder => "host_placeholder",
             WarningKind::SymlinkOutsideRoot => "symlink_outside_root",
+            WarningKind::SymlinkToUncommitted => "symlink_to_uncommitted",
             WarningKind::BrokenSymlink => "broken_symlink",
             WarningKind::SymlinkLoop => "symlink_loop",
             WarningKind::NestedRepository => "nested_repository",
