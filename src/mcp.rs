@@ -129,6 +129,7 @@ pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
         args.read.policy(true),
     )?;
     let server = Server {
+        policy: args.read.policy(true),
         roots: args.roots.clone(),
         batch: Arc::new(batch),
         index: Arc::default(),
@@ -158,6 +159,9 @@ pub fn mcp(args: &McpArgs) -> Result<ExitStatus> {
 /// The server: the roots from `--root` and the planned configuration rule.
 #[derive(Clone)]
 struct Server {
+    /// How rule files are read, and what `agent_context` may tell of the
+    /// files an agent reads ([`agents::unattended`]).
+    policy: promptinclude::trust::ReadPolicy,
     roots: Vec<PathBuf>,
     batch: Arc<Batch>,
     /// The live index of the `--root` roots (`batch`'s), from the first
@@ -214,8 +218,10 @@ impl Server {
 
     /// The `agent_context` tool: the text report of `promptinclude context`
     /// for a directory inside the served roots. It names files and counts
-    /// their bytes and tokens but never returns their text, so a rule file
-    /// linked to a secret outside the project cannot reach the model this way.
+    /// their bytes and tokens but never returns their text; and of a file
+    /// the reading policy withholds (a `CLAUDE.md` linked to `~/.npmrc`) it
+    /// gives the path and the reason alone, nothing derived from its text
+    /// ([`agents::unattended`]).
     async fn agent_context(
         &self,
         context: &RequestContext<RoleServer>,
@@ -228,19 +234,20 @@ impl Server {
             ));
         };
         let roots = self.roots(context).await?;
+        // The directory, and the served root it is in (both resolved).
         let inside = |dir: &Path| {
             let dir = std::fs::canonicalize(dir).ok()?;
             roots
                 .iter()
                 .filter_map(|r| std::fs::canonicalize(r).ok())
-                .any(|r| dir.starts_with(r))
-                .then_some(dir)
+                .find(|r| dir.starts_with(r))
+                .map(|root| (dir, root))
         };
         let cwd = match string_arg(args, "cwd") {
             Some(cwd) => PathBuf::from(cwd),
             None => roots.first().cloned().unwrap_or_else(|| PathBuf::from(".")),
         };
-        let Some(cwd) = inside(&cwd) else {
+        let Some((cwd, root)) = inside(&cwd) else {
             return Err(ErrorData::invalid_params(
                 format!(
                     "{} is not a directory inside the roots this server serves",
@@ -252,6 +259,7 @@ impl Server {
         let home = std::env::var_os("HOME")
             .map(PathBuf::from)
             .unwrap_or_default();
+        let policy = self.policy.clone();
         let report = tokio::task::spawn_blocking(move || {
             let env = |name: &str| std::env::var_os(name);
             let start = agents::Start {
@@ -259,7 +267,10 @@ impl Server {
                 home: &home,
                 env: &env,
             };
-            agents::context(agent, &start).map(|c| agents::report::text(&c, false))
+            agents::context(agent, &start).map(|mut c| {
+                agents::unattended::withhold(&mut c, &root, &policy);
+                agents::report::text(&c, false)
+            })
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))?;

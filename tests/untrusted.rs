@@ -202,6 +202,8 @@ fn links_to_secrets_files_and_directories_never_reach_the_agent() {
 /// What the MCP server's tool `tool` answers with `arguments`, the server
 /// started in `cwd` with no `--root` (a client that names no roots: the
 /// current directory is served, as checked as a client's roots are).
+/// The server's environment holds a secret after ` @` (what
+/// `/proc/self/environ` shows, and an import parser would take).
 fn mcp_tool(setup: &Setup, cwd: &Path, tool: &str, arguments: serde_json::Value) -> String {
     let messages = [
         serde_json::json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
@@ -215,7 +217,8 @@ fn mcp_tool(setup: &Setup, cwd: &Path, tool: &str, arguments: serde_json::Value)
     let mut cmd = common::command(common::binary());
     cmd.arg("mcp")
         .env("HOME", &setup.home)
-        .env("ANTHROPIC_API_KEY", ENV_SECRET)
+        .env("ANTHROPIC_API_KEY", format!("x @{ENV_SECRET}"))
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
         .current_dir(cwd);
     let out = Running::start(&mut cmd, Some(input.into_bytes())).finish(Duration::from_secs(60));
     out.assert_code(0);
@@ -376,6 +379,99 @@ fn a_folder_of_repositories_and_a_folder_above_home_read_no_link() {
         "{text}"
     );
     assert_absent(&text, &["SECRET-SSH-7f3a", "MARKER-RULE"]);
+}
+
+#[test]
+fn agent_context_tells_nothing_of_what_a_withheld_file_holds() {
+    let s = setup();
+    let p = &s.project;
+    // The user's own files: a registry token in ~/.npmrc, and a global
+    // CLAUDE.md whose missing import's name is the user's to see.
+    fs::write(
+        s.home.join(".npmrc"),
+        "@acme:registry=https://x:SECRET-NPM-TOKEN-d41e@host/\n",
+    )
+    .unwrap();
+    fs::create_dir_all(s.home.join(".claude")).unwrap();
+    fs::write(
+        s.home.join(".claude/CLAUDE.md"),
+        "Mine. @MARKER-GLOBAL-MISSING.md\n",
+    )
+    .unwrap();
+    for dir in ["sub", "gem", ".claude"] {
+        fs::create_dir_all(p.join(dir)).unwrap();
+    }
+    fs::write(p.join(".gitignore"), ".env\n").unwrap();
+    fs::write(
+        p.join("CLAUDE.md"),
+        "Project rules. @MARKER-PROJECT-MISSING.md @.env @docs.md\n",
+    )
+    .unwrap();
+    fs::write(
+        p.join("docs.md"),
+        "Committed docs. @MARKER-DOCS-MISSING.md\n",
+    )
+    .unwrap();
+    fs::write(
+        p.join("GEMINI.md"),
+        "Gemini rules. @MARKER-GEMINI-MISSING.md\n",
+    )
+    .unwrap();
+    symlink(s.home.join(".npmrc"), p.join("sub/CLAUDE.md")).unwrap();
+    symlink("../../../.npmrc", p.join("gem/GEMINI.md")).unwrap();
+    symlink("/proc/self/environ", p.join(".claude/CLAUDE.md")).unwrap();
+    git(p, &["init", "-q"]);
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-qm", "project"]);
+    fs::write(p.join(".env"), "DB=1 @SECRET-IMPORT-NAME-88aa\n").unwrap();
+
+    let call = |agent: &str, cwd: &Path| {
+        let arguments = serde_json::json!({"agent": agent, "cwd": cwd});
+        mcp_tool(&s, p, "agent_context", arguments)
+    };
+    let claude_sub = call("claude-code", &p.join("sub"));
+    // Started at the top, Claude Code follows the committed file's imports.
+    let claude = call("claude-code", p);
+    let gemini = call("gemini", &p.join("gem"));
+    for (agent, text) in [
+        ("claude-code in sub", &claude_sub),
+        ("claude-code", &claude),
+        ("gemini", &gemini),
+    ] {
+        assert_absent(
+            text,
+            &[
+                "SECRET-NPM-TOKEN",
+                "SECRET-IMPORT-NAME",
+                ENV_SECRET,
+                "registry=https",
+            ],
+        );
+        // The withheld file: its path and the reason, no counts.
+        let line = text
+            .lines()
+            .find(|l| l.contains("outside_root"))
+            .unwrap_or_else(|| panic!("{agent}: no file withheld outside the root:\n{text}"));
+        let columns: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(columns[..3], ["withheld", "-", "0"], "{agent}: {line}");
+        assert!(text.contains("total: not reported"), "{agent}: {text}");
+    }
+    // What committed files and the user's own files state is kept.
+    for name in [
+        "MARKER-PROJECT-MISSING",
+        "MARKER-DOCS-MISSING",
+        "MARKER-GLOBAL-MISSING",
+    ] {
+        assert!(claude.contains(name), "{name}:\n{claude}");
+    }
+    assert!(gemini.contains("MARKER-GEMINI-MISSING"), "{gemini}");
+    // The committed file's import of the gitignored `.env` is named, withheld.
+    assert!(
+        claude
+            .lines()
+            .any(|l| l.contains("withheld") && l.contains("/.env") && l.contains("not_committed")),
+        "{claude}"
+    );
 }
 
 #[test]

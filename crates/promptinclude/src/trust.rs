@@ -195,12 +195,30 @@ impl Guard {
         Guard::new(abs_root, &policy, None)
     }
 
+    /// `policy` for the root at `abs_root`, where every file must be as
+    /// `HEAD` holds it, as a file only a widened `name_pattern` reaches
+    /// (with [`ReadPolicy::committed_only_when_widened`]): for files the
+    /// repository names itself, such as an import in a committed file.
+    pub(crate) fn committed_only(abs_root: &Path, policy: &ReadPolicy) -> Guard {
+        let mut guard = Guard::new(abs_root, policy, None);
+        if policy.committed_only_when_widened {
+            guard.widened = Some(Widened { trusted: None });
+        }
+        guard
+    }
+
+    /// Why the policy withholds `candidate`, if it does (the file is read
+    /// to know, and dropped).
+    pub(crate) fn withheld(&self, candidate: &Candidate) -> Option<Withheld> {
+        self.read_bytes(candidate).err()
+    }
+
     /// Why [`Links::Inside`] withholds `candidate` for git's sake (a link on
     /// the way, the file it reaches, or that file's content is not what
     /// `HEAD` commits), if it does.
     pub(crate) fn uncommitted(&self, candidate: &Candidate) -> Option<Withheld> {
-        match self.read_bytes(candidate) {
-            Err(
+        match self.withheld(candidate) {
+            Some(
                 why @ (Withheld::LinkWithoutRepository
                 | Withheld::LinkNotCommitted(_)
                 | Withheld::TargetNotCommitted(_)

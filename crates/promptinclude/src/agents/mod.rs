@@ -16,6 +16,7 @@ pub mod gemini;
 mod js;
 pub mod pi;
 pub mod report;
+pub mod unattended;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -825,6 +826,9 @@ pub enum Skip {
     /// An import outside the working directory, which the agent does not
     /// follow without the user's approval.
     Outside,
+    /// The agent reads it, but the unattended policy keeps what was read
+    /// from it out of this report ([`unattended`]); why.
+    Withheld(String),
 }
 
 /// One file the agent considered, in the order it considers them.

@@ -29,6 +29,7 @@ pub fn status(outcome: &Outcome) -> &'static str {
         Outcome::Skipped(Skip::TooDeep) => "too_deep",
         Outcome::Skipped(Skip::Repeated) => "repeated",
         Outcome::Skipped(Skip::Outside) => "outside",
+        Outcome::Skipped(Skip::Withheld(_)) => "withheld",
     }
 }
 
@@ -57,6 +58,9 @@ fn detail(outcome: &Outcome) -> String {
         Outcome::Skipped(Skip::Repeated) => " (import: already loaded)".to_string(),
         Outcome::Skipped(Skip::Outside) => {
             " (import outside where the agent follows imports: left out)".to_string()
+        }
+        Outcome::Skipped(Skip::Withheld(why)) => {
+            format!(" (the agent reads it; withheld from this report: {why})")
         }
     }
 }
@@ -134,6 +138,14 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
     for note in &context.notes {
         let _ = writeln!(out, "note: {}", shown(note.clone()));
     }
+    if context
+        .files
+        .iter()
+        .any(|f| matches!(f.outcome, Outcome::Skipped(Skip::Withheld(_))))
+    {
+        out.push_str("total: not reported (it would count what the withheld files hold)\n");
+        return out;
+    }
     if let Some(limit) = &context.limit {
         let _ = write!(
             out,
@@ -199,7 +211,9 @@ pub(crate) fn file_json(f: &ContextFile) -> FileJson<'_> {
     let (at, of, by, error) = match &f.outcome {
         Outcome::Truncated { at, of } => (Some(*at), Some(*of), None, None),
         Outcome::Shadowed { by } => (None, None, Some(by.to_string_lossy().into_owned()), None),
-        Outcome::Skipped(Skip::Unreadable(e)) => (None, None, None, Some(e.as_str())),
+        Outcome::Skipped(Skip::Unreadable(e) | Skip::Withheld(e)) => {
+            (None, None, None, Some(e.as_str()))
+        }
         _ => (None, None, None, None),
     };
     FileJson {
