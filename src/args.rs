@@ -453,8 +453,10 @@ pub struct ConfigArgs {
 pub enum LinksArg {
     /// Every link, wherever it leads, as the reference does.
     Follow,
-    /// Only files whose real path stays inside the root and outside `.git`;
-    /// the others are withheld (status `withheld`, with the reason).
+    /// Only files whose real path stays inside the root and outside `.git`,
+    /// and of links only those git's HEAD commits, with the file they reach
+    /// as HEAD holds it; the others are withheld (status `withheld`, with
+    /// the reason).
     Inside,
 }
 
@@ -464,10 +466,12 @@ pub enum LinksArg {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ReadArgs {
     /// Which symlinked rule files are read: `follow` every link, as the
-    /// reference does, or only those `inside` the root (a link to
-    /// ~/.ssh/id_rsa or /proc/self/environ, a linked directory outside the
-    /// root, and anything in .git/ are withheld). Default: `follow`, except
-    /// for `hook` and `mcp`, where it is `inside`.
+    /// reference does, or only those `inside` the root that git commits (a
+    /// link to ~/.ssh/id_rsa or /proc/self/environ, a committed link to a
+    /// gitignored .env or to a file changed since the commit, any link
+    /// outside a git repository, a linked directory outside the root, and
+    /// anything in .git/ are withheld). Default: `follow`, except for `hook`
+    /// and `mcp`, where it is `inside`.
     #[arg(long, value_name = "WHICH", help_heading = "Reading")]
     pub links: Option<LinksArg>,
     /// Withhold rule files larger than N bytes, unread (0: no cap). Default:
@@ -475,9 +479,10 @@ pub struct ReadArgs {
     #[arg(long, value_name = "N", help_heading = "Reading")]
     pub max_file_bytes: Option<u64>,
     /// For `hook` and `mcp`: let a repository's own configuration (.a0proj)
-    /// that widens `name_pattern` include files git does not track. Without
-    /// it, the files such a pattern adds are read only when they are tracked
-    /// (a committed config cannot point the hook at a gitignored .env).
+    /// that widens `name_pattern` include files git does not commit. Without
+    /// it, the files such a pattern adds are read only when git's HEAD holds
+    /// them as they are on disk (a committed config cannot point the hook at
+    /// a gitignored .env, or at a committed template the user filled in).
     #[arg(long, help_heading = "Reading")]
     pub trust_project_patterns: bool,
 }

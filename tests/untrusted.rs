@@ -800,3 +800,283 @@ fn the_exact_commands_follow_links_unless_asked_and_bundle_refuses_proc() {
     assert!(manifest.contains("\"links\": \"inside\""), "{manifest}");
     run(&["verify", inside.to_str().unwrap()]).assert_code(0);
 }
+
+/// One random repository of `no_marker_secret_reaches_the_agent_from_random_repositories`:
+/// the markers that must reach every unattended path, and those that never may.
+struct RandomRepo {
+    setup: Setup,
+    /// In rule files every path reads.
+    good: Vec<String>,
+    /// In text the reference's scan reads and no unattended path may.
+    secret: Vec<String>,
+    /// In agents' files (`CLAUDE.md`, `GEMINI.md`) that are not the
+    /// committer's: no report may carry it.
+    agent_secret: Vec<String>,
+    /// Import names a committed agent's file states, by agent: its
+    /// `agent_context` names them.
+    imports: Vec<(&'static str, String)>,
+    /// A project config widens `name_pattern` to every file (which
+    /// `render --links inside` applies as the reference does).
+    widened: bool,
+}
+
+/// Builds a random repository in a fresh [`Setup`]: rule files that are
+/// regular (committed or not) or links (committed or not) to committed,
+/// changed, staged, ignored, untracked and outside files, through committed
+/// or local directory links; sometimes a project config that widens
+/// `name_pattern` to every file, and agents' files linked the same ways.
+/// Text that is not the committer's holds a fresh secret marker; the rule
+/// files every path must still read hold a good one.
+fn random_repo(rng: &mut crate::common::Rng, case: usize) -> RandomRepo {
+    let setup = setup();
+    let p = setup.project.clone();
+    let (mut good, mut secret) = (vec!["MARKER-RULE".to_string()], Vec::new());
+    let (mut agent_secret, mut imports) = (Vec::new(), Vec::new());
+    let marker = |kind: &str, rng: &mut crate::common::Rng| {
+        format!("{kind}-{case}-{:08x}", rng.next() as u32)
+    };
+    let outside = setup.home.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::create_dir_all(p.join("t")).unwrap();
+    fs::write(p.join(".gitignore"), "*.ignored\n").unwrap();
+    let widened = rng.chance(30);
+    if widened {
+        let config = p.join(".a0proj/plugins/_promptinclude/config.json");
+        fs::create_dir_all(config.parent().unwrap()).unwrap();
+        fs::write(
+            &config,
+            r#"{"name_pattern": "*", "max_file_count": 1000, "max_total_tokens": 500000, "max_file_tokens": 20000}"#,
+        )
+        .unwrap();
+    }
+    // What to do once the commit is made.
+    let mut after: Vec<Box<dyn FnOnce()>> = Vec::new();
+    for i in 0..3 + rng.below(8) {
+        let name = p.join(format!("r{i}.promptinclude.md"));
+        let target = p.join(format!("t/{i}.md"));
+        let rel_target = format!("t/{i}.md");
+        match rng.below(9) {
+            // A regular rule file: the user's own, committed or not.
+            0 | 1 => {
+                let m = marker("GOOD", rng);
+                fs::write(&name, format!("{m}\n")).unwrap();
+                good.push(m);
+            }
+            // A committed link to a committed file left as it is.
+            2 => {
+                let m = marker("GOOD", rng);
+                fs::write(&target, format!("{m}\n")).unwrap();
+                symlink(&rel_target, &name).unwrap();
+                good.push(m);
+            }
+            // A committed link to a committed file changed (and maybe staged) later.
+            3 => {
+                fs::write(&target, "TEMPLATE\n").unwrap();
+                symlink(&rel_target, &name).unwrap();
+                let m = marker("SECRET", rng);
+                secret.push(m.clone());
+                let stage = rng.chance(50);
+                let p = p.clone();
+                after.push(Box::new(move || {
+                    fs::write(&target, format!("{m}\n")).unwrap();
+                    if stage {
+                        git(&p, &["add", "-f", &rel_target]);
+                    }
+                }));
+            }
+            // A committed link to a file made later: ignored, or untracked.
+            4 => {
+                let made = p.join(format!(
+                    "t/{i}.{}",
+                    if rng.chance(50) { "ignored" } else { "new" }
+                ));
+                let link_target = made.strip_prefix(&p).unwrap().to_path_buf();
+                symlink(&link_target, &name).unwrap();
+                let m = marker("SECRET", rng);
+                secret.push(m.clone());
+                after.push(Box::new(move || fs::write(made, format!("{m}\n")).unwrap()));
+            }
+            // A link made after the commit, to a committed file (a link of
+            // the user's own: withheld), or to a secret outside.
+            5 => {
+                let m = marker("LOCALLINK", rng);
+                fs::write(&target, format!("{m}\n")).unwrap();
+                let outside_secret = outside.join(format!("{i}.md"));
+                let s = marker("SECRET", rng);
+                fs::write(&outside_secret, format!("{s}\n")).unwrap();
+                let to_outside = rng.chance(50);
+                if to_outside {
+                    secret.push(s);
+                } else if !widened {
+                    // Only the local link reaches it.
+                    secret.push(m);
+                }
+                after.push(Box::new(move || {
+                    if to_outside {
+                        symlink(&outside_secret, &name).unwrap();
+                    } else {
+                        symlink(&rel_target, &name).unwrap();
+                    }
+                }));
+            }
+            // A committed link through a directory that becomes a local link.
+            6 => {
+                let via = p.join(format!("via{i}"));
+                fs::create_dir_all(&via).unwrap();
+                fs::write(via.join("x.md"), "COMMITTED-VIA\n").unwrap();
+                symlink(format!("via{i}/x.md"), &name).unwrap();
+                let other = p.join(format!("other{i}"));
+                let m = marker("SECRET", rng);
+                secret.push(m.clone());
+                after.push(Box::new(move || {
+                    fs::remove_dir_all(&via).unwrap();
+                    fs::create_dir_all(&other).unwrap();
+                    fs::write(other.join("x.md"), format!("{m}\n")).unwrap();
+                    symlink(other.file_name().unwrap(), &via).unwrap();
+                }));
+            }
+            // A committed link out of the root: to ~/.ssh/id_rsa, or
+            // through a committed link to a directory outside.
+            7 => {
+                if rng.chance(50) {
+                    symlink("../../.ssh/id_rsa", &name).unwrap();
+                    secret.push("SECRET-SSH-7f3a".to_string());
+                } else {
+                    let s = marker("SECRET", rng);
+                    fs::write(outside.join(format!("d{i}.md")), format!("{s}\n")).unwrap();
+                    secret.push(s);
+                    symlink("../../outside", p.join(format!("out{i}"))).unwrap();
+                    symlink(format!("out{i}/d{i}.md"), &name).unwrap();
+                }
+            }
+            // A committed file that only the widened pattern reaches, changed later.
+            _ => {
+                let file = p.join(format!("t/app{i}.env"));
+                fs::write(&file, "API_KEY=\n").unwrap();
+                let m = marker("SECRET", rng);
+                if widened {
+                    secret.push(m.clone());
+                }
+                after.push(Box::new(move || {
+                    fs::write(file, format!("API_KEY={m}\n")).unwrap()
+                }));
+            }
+        }
+    }
+    // The agents' own files: CLAUDE.md and GEMINI.md at the top, each
+    // committed as it is, or a committed link to a file changed later
+    // whose text names an import (the secret), or a link out of the root.
+    for (agent, agent_file) in [("claude-code", "CLAUDE.md"), ("gemini", "GEMINI.md")] {
+        let target = p.join(format!("t/{agent_file}"));
+        match rng.below(3) {
+            0 => {
+                let m = marker("GOODIMPORT", rng);
+                fs::write(p.join(agent_file), format!("Rules. @{m}.md\n")).unwrap();
+                imports.push((agent, m));
+            }
+            1 => {
+                fs::write(&target, "Rules.\n").unwrap();
+                symlink(format!("t/{agent_file}"), p.join(agent_file)).unwrap();
+                let m = marker("SECRET", rng);
+                agent_secret.push(m.clone());
+                after.push(Box::new(move || {
+                    fs::write(target, format!("Rules. @{m}.md\n")).unwrap()
+                }));
+            }
+            _ => {
+                let m = marker("SECRET", rng);
+                fs::write(outside.join(agent_file), format!("x @{m}/y\n")).unwrap();
+                agent_secret.push(m);
+                symlink(format!("../../outside/{agent_file}"), p.join(agent_file)).unwrap();
+            }
+        }
+    }
+    git(&p, &["init", "-q"]);
+    git(&p, &["add", "-A"]);
+    git(&p, &["commit", "-qm", "random"]);
+    for step in after {
+        step();
+    }
+    // Untracked rule files are the user's own only when regular: the ones
+    // written above before the commit were committed; one more, untracked.
+    let m = marker("GOOD", rng);
+    fs::write(p.join("untracked.promptinclude.md"), format!("{m}\n")).unwrap();
+    good.push(m);
+    RandomRepo {
+        setup,
+        good,
+        secret,
+        agent_secret,
+        imports,
+        widened,
+    }
+}
+
+#[test]
+fn no_marker_secret_reaches_the_agent_from_random_repositories() {
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_UNTRUSTED_SEED");
+    let mut rng = crate::common::Rng::new(seed);
+    for case in 0..8 {
+        let repo = random_repo(&mut rng, case);
+        let (s, p) = (&repo.setup, &repo.setup.project);
+        let at = format!("seed {seed} (PROMPTINCLUDE_UNTRUSTED_SEED), case {case}");
+        // The test could fail: the reference's reading sees every secret.
+        let reference = reference_scan(s, p);
+        for secret in &repo.secret {
+            assert!(
+                reference.contains(secret.as_str()),
+                "{at}: the reference misses {secret}"
+            );
+        }
+        let mut sections = every_unattended_output(s, p, p);
+        if repo.widened {
+            sections.retain(|(path, _)| !path.starts_with("render"));
+        }
+        for (path, text) in &sections {
+            for good in &repo.good {
+                assert!(
+                    text.contains(good.as_str()),
+                    "{at}: {good} is missing from {path}:\n{}",
+                    clip(text)
+                );
+            }
+        }
+        let mut reports = Vec::new();
+        for agent in ["claude-code", "gemini", "codex", "pi"] {
+            let text = mcp_tool(
+                s,
+                p,
+                "agent_context",
+                serde_json::json!({"agent": agent, "cwd": p}),
+            );
+            reports.push((agent, text));
+        }
+        for (agent, name) in &repo.imports {
+            let (_, text) = reports.iter().find(|(a, _)| a == agent).unwrap();
+            assert!(
+                text.contains(name.as_str()),
+                "{at}: {agent} does not name {name}:\n{}",
+                clip(text)
+            );
+        }
+        let everything = sections.iter().chain(&reports);
+        for (path, text) in everything {
+            for secret in repo.secret.iter().chain(&repo.agent_secret) {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "{at}: {secret} reached {path}:\n{}",
+                    clip(text)
+                );
+            }
+        }
+    }
+}
+
+/// At most the first 4,000 bytes of `text` (a failure's message).
+fn clip(text: &str) -> &str {
+    let mut end = text.len().min(4000);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
