@@ -181,5 +181,5 @@ test("a repository built to leak: no secret reaches the model, the rule does, an
 	assert.equal(occurrences(all, "MARKER-LEAKY-RULE"), 1);
 	assertNoSecret(all);
 	const log = fs.readFileSync(path.join(home, ".codex/promptinclude/hook.log"), "utf8");
-	for (const kind of ["outside_root", "not_committed", "inside_git_dir"]) assert.match(log, new RegExp(`\\(${kind};`));
+	for (const kind of ["outside_root", "not_committed", "inside_git_dir", "target_not_committed", "changed_since_commit"]) assert.match(log, new RegExp(`\\(${kind};`));
 });

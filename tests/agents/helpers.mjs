@@ -90,14 +90,16 @@ export const SECRETS = {
 	env: "SECRET-ENV-TOKEN-91c2",
 	dotenv: "SECRET-DOTENV-55e1",
 	gitToken: "SECRET-GITTOKEN-0b7d",
+	filled: "SECRET-FILLED-TEMPLATE-3c9d",
 };
 
 /**
  * A repository nobody vetted, as a clone of it looks (`docs/security.md`):
  * a rule file, links to `~/.ssh/id_rsa` (absolute and relative) and to
  * `/proc/self/environ`, a committed `.a0proj` config widening
- * `name_pattern` to every file, a gitignored `.env`, and a token in
- * `.git/config`. Returns the environment variable that carries
+ * `name_pattern` to every file, a gitignored `.env` and a committed link to
+ * it, a committed template the user filled in after the commit and a
+ * committed link to it, and a token in `.git/config`. Returns the environment variable that carries
  * `SECRETS.env` (what `/proc/self/environ` would show).
  */
 export function leakyRepository(project, home) {
@@ -111,12 +113,18 @@ export function leakyRepository(project, home) {
 		'{"name_pattern": "*", "max_file_count": 1000, "max_total_tokens": 100000}\n',
 	);
 	write(path.join(project, ".gitignore"), ".env\n");
+	// Committed links inside the root: to the gitignored `.env`, and to a
+	// committed template the user fills in after the clone.
+	fs.symlinkSync(".env", path.join(project, "dotenv.promptinclude.md"));
+	write(path.join(project, "app.env"), "API_KEY=\n");
+	fs.symlinkSync("app.env", path.join(project, "template.promptinclude.md"));
 	const git = (...args) =>
 		execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project, stdio: "ignore" });
 	git("init", "-q");
 	git("add", "-A");
 	git("commit", "-qm", "leaky");
 	write(path.join(project, ".env"), `DB_PASSWORD=${SECRETS.dotenv}\n`);
+	write(path.join(project, "app.env"), `API_KEY=${SECRETS.filled}\n`);
 	git("config", "remote.origin.url", `https://u:${SECRETS.gitToken}@example.com/r.git`);
 	return { PROMPTINCLUDE_E2E_SECRET: SECRETS.env };
 }

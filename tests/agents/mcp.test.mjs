@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { BIN, MODULES, write } from "./helpers.mjs";
+import { BIN, MODULES, assertNoSecret, leakyRepository, write } from "./helpers.mjs";
 
 const SDK = path.join(MODULES, "@modelcontextprotocol/sdk/dist/esm");
 const { Client } = await import(path.join(SDK, "client/index.js"));
@@ -186,6 +186,31 @@ test("agent_context: what Codex loads in a root, names and sizes only (a linked 
 			/not a directory inside the roots this server serves/,
 		);
 		await assert.rejects(client.callTool({ name: "agent_context", arguments: { agent: "other" } }), /must be one of: agent-zero, claude-code, codex, gemini, pi/);
+	} finally {
+		await client.close();
+	}
+});
+
+test("a repository built to leak, served as the client's root: no secret in prompt_includes, nor in agent_context's import names or counts", async () => {
+	const project = path.join(scratch, `${++counter}-leaky`);
+	const home = path.join(scratch, `${counter}-leaky-home`);
+	const env = leakyRepository(project, home);
+	// A Claude Code file linked to the user's ~/.npmrc: the agent loads it,
+	// and its text names an "import" that is the token.
+	const npmToken = "SECRET-NPM-TOKEN-d41e";
+	write(path.join(home, ".npmrc"), `@acme:registry=https://x:${npmToken}@host/\n`);
+	fs.mkdirSync(path.join(project, "sub"));
+	fs.symlinkSync(path.join(home, ".npmrc"), path.join(project, "sub/CLAUDE.md"));
+	const client = await connect([], [project], { HOME: home, ...env });
+	try {
+		const section = textOf(await client.callTool({ name: "prompt_includes", arguments: {} }));
+		assert.match(section, /MARKER-LEAKY-RULE/);
+		assertNoSecret(section);
+		const report = textOf(await client.callTool({ name: "agent_context", arguments: { agent: "claude-code", cwd: path.join(project, "sub") } }));
+		assert.match(report, /^ {2}withheld +- +0 +.*sub\/CLAUDE\.md .*\(outside_root\)\)$/m, report);
+		assert.ok(!report.includes(npmToken) && !report.includes("registry=https"), report);
+		assert.match(report, /^total: not reported/m);
+		assertNoSecret(report);
 	} finally {
 		await client.close();
 	}
