@@ -228,6 +228,16 @@ impl Guard {
         }
     }
 
+    /// Whether `candidate` is a file only a widened `name_pattern` reaches,
+    /// read only as `HEAD` holds it.
+    fn widened_only(&self, candidate: &Candidate) -> bool {
+        self.widened.as_ref().is_some_and(|widened| {
+            let name = candidate.as_path().file_name().unwrap_or_default();
+            let trusted = widened.trusted.as_ref();
+            !trusted.is_some_and(|p| p.is_match_bytes(name.as_bytes()))
+        })
+    }
+
     /// The policy applied.
     pub fn policy(&self) -> &ReadPolicy {
         &self.policy
@@ -254,11 +264,7 @@ impl Guard {
         if inside && rel.is_some_and(has_git_component) {
             return Err(Withheld::InsideGitDir);
         }
-        let widened_only = self.widened.as_ref().is_some_and(|widened| {
-            let name = candidate.as_path().file_name().unwrap_or_default();
-            let trusted = widened.trusted.as_ref();
-            !trusted.is_some_and(|p| p.is_match_bytes(name.as_bytes()))
-        });
+        let widened_only = self.widened_only(candidate);
         let (file, len) = match crate::sys::open_regular_file(
             candidate.as_bytes(),
             candidate.reads_piecewise(),

@@ -425,7 +425,7 @@ impl FileContext<'_> {
             LinkCheck::Fine
         };
         warnings.extend(link.warning(&path));
-        if self.on_disk && link == LinkCheck::Fine && is_symlink(candidate.as_path()) {
+        if link == LinkCheck::Inside {
             if let Some(why) = self.committed_links.uncommitted(candidate) {
                 warnings.push(Warning::file(
                     WarningKind::SymlinkToUncommitted,
@@ -470,17 +470,12 @@ impl FileContext<'_> {
             warnings,
             &file,
             reading,
-            link == LinkCheck::Fine,
+            matches!(link, LinkCheck::Fine | LinkCheck::Inside),
             config,
             scan.result(),
         );
         file
     }
-}
-
-/// Whether `path` is itself a symbolic link.
-fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// `path` relative to the root when it is below it (for reports).

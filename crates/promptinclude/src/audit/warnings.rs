@@ -275,8 +275,10 @@ fn find_expansions(path: &str, text: &str, place: Place) -> Vec<Warning> {
 /// What a rule file's symlink (if it is one) resolves to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LinkCheck {
-    /// Not a symlink, or one that stays inside the root.
+    /// Not a symlink (nor reached through a linked directory outside).
     Fine,
+    /// A symlink that resolves inside the root.
+    Inside,
     /// Resolves to this path, outside the root.
     Outside(PathBuf),
     /// Points at nothing (or through something unreadable); the error.
@@ -289,7 +291,7 @@ impl LinkCheck {
     /// The warning for the rule file `path`, if the link is not fine.
     pub fn warning(&self, path: &str) -> Option<Warning> {
         let (kind, message) = match self {
-            LinkCheck::Fine => return None,
+            LinkCheck::Fine | LinkCheck::Inside => return None,
             LinkCheck::Outside(target) => (
                 WarningKind::SymlinkOutsideRoot,
                 format!(
@@ -345,7 +347,7 @@ impl LinkChecker {
         }
         match fs::canonicalize(path) {
             Ok(target) if !target.starts_with(root) => LinkCheck::Outside(target),
-            Ok(_) => LinkCheck::Fine,
+            Ok(_) => LinkCheck::Inside,
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => LinkCheck::Loop,
             Err(e) => LinkCheck::Broken(e.to_string()),
         }
