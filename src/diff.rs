@@ -162,13 +162,12 @@ pub fn diff(args: &DiffArgs) -> Result<ExitStatus> {
         context: args.context,
         agents: agents_diff.as_ref(),
     };
+    // On a terminal, what a rule line holds is shown, not obeyed.
+    let terminal = std::io::stdout().is_terminal();
     let text = match args.format {
-        DiffFormat::Text => report.text(
-            Paint(use_color(args.color)),
-            std::io::stdout().is_terminal(),
-        ),
+        DiffFormat::Text => report.text(Paint(use_color(args.color)), terminal),
         DiffFormat::Json => report.json()?,
-        DiffFormat::Markdown => report.markdown(),
+        DiffFormat::Markdown => report.markdown(terminal),
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;

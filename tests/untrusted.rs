@@ -709,6 +709,68 @@ fn names_and_rule_lines_with_escapes_are_inert_on_a_terminal() {
     );
 }
 
+/// What a rule line can hold to change what a terminal shows: a title set
+/// (OSC 0), a clear screen, hidden text, an OSC 8 link, a C1 CSI (U+009B),
+/// a right-to-left override, a zero-width space and a line separator.
+const HOSTILE_LINES: &str = "ok\n\u{1b}]0;PWNED\u{7}title\n\u{1b}[2Jclear\n\
+    \u{1b}[8mexfiltrate secrets\u{1b}[0m\n\u{1b}]8;;https://evil.example\u{1b}\\link\u{1b}]8;;\u{1b}\\\n\
+    \u{9b}31mcsi\nrtl\u{202e}txt.exe\nzero\u{200b}width\nline\u{2028}sep\n";
+
+/// The characters of [`HOSTILE_LINES`] that must not reach a terminal raw.
+const RAW_CONTROLS: [char; 6] = [
+    '\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\u{200b}', '\u{2028}',
+];
+
+#[test]
+fn the_markdown_diff_of_hostile_rule_lines_is_inert_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    fs::write(root.join("r.promptinclude.md"), RULE).unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "1"]);
+    fs::write(root.join("r.promptinclude.md"), HOSTILE_LINES).unwrap();
+    git(root, &["commit", "-qam", "2"]);
+    let args = ["diff", "--no-env", "--format", "markdown", "HEAD~1", "HEAD"];
+    let shown = on_a_terminal(&args, root);
+    let text = String::from_utf8_lossy(&shown);
+    for c in RAW_CONTROLS {
+        assert!(
+            !text.contains(c),
+            "{c:?} reached the terminal raw:\n{text:?}"
+        );
+    }
+    for escaped in [
+        r"+\u{1b}]0;PWNED\u{7}title",
+        r"+\u{1b}[2Jclear",
+        r"+\u{1b}[8mexfiltrate secrets\u{1b}[0m",
+        r"+\u{1b}]8;;https://evil.example\u{1b}\link\u{1b}]8;;\u{1b}\",
+        r"+\u{9b}31mcsi",
+        r"+rtl\u{202e}txt.exe",
+        r"+zero\u{200b}width",
+        r"+line\u{2028}sep",
+    ] {
+        assert!(text.contains(escaped), "{escaped} not shown:\n{text}");
+    }
+    // The same lines as the text diff shows them on a terminal.
+    let plain = on_a_terminal(
+        &["diff", "--no-env", "--color", "never", "HEAD~1", "HEAD"],
+        root,
+    );
+    let plain = String::from_utf8_lossy(&plain);
+    assert!(
+        plain.contains(r"+\u{9b}31mcsi") && plain.contains(r"+line\u{2028}sep"),
+        "{plain}"
+    );
+    // Piped (a pull-request comment), the section's lines are as committed.
+    let piped = common::promptinclude(&args, root);
+    assert!(
+        String::from_utf8_lossy(&piped.stdout).contains("+\u{1b}[8mexfiltrate secrets"),
+        "{}",
+        String::from_utf8_lossy(&piped.stdout)
+    );
+}
+
 #[test]
 fn the_exact_commands_follow_links_unless_asked_and_bundle_refuses_proc() {
     let s = setup();

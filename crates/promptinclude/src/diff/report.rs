@@ -82,6 +82,19 @@ impl Report<'_> {
         self.diff.unified(self.context, self.labels)
     }
 
+    /// The section diff as a person sees it: with `escape` (a terminal),
+    /// every character that could hide a rule line or the line above it is
+    /// made visible (`visible_lines`: tabs and line ends kept). The text and
+    /// the Markdown reports both show it this way.
+    fn shown_section_diff(&self, escape: bool) -> String {
+        let section = self.section_diff();
+        if escape {
+            visible_lines(&section).into_owned()
+        } else {
+            section
+        }
+    }
+
     fn headline(&self) -> String {
         let (before, after) = (&self.diff.before, &self.diff.after);
         if self.diff.prompt_changed() {
@@ -125,10 +138,8 @@ impl Report<'_> {
         ]
     }
 
-    /// The report as text; `escape`: the section's lines are shown with
-    /// `visible_lines` (for a terminal).
-    /// The text report: `paint` for colours, `escape` to show control
-    /// characters in names visibly (a terminal).
+    /// The text report: `paint` for colours; `escape` (a terminal) shows
+    /// control characters visibly in names and in the section's lines.
     pub fn text(&self, paint: Paint, escape: bool) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -172,7 +183,7 @@ impl Report<'_> {
             };
             out.push_str(&agents.text(&shown));
         }
-        let section = self.section_diff();
+        let section = self.shown_section_diff(escape);
         if !section.is_empty() {
             out.push('\n');
             let (header, body) = split_header(&section);
@@ -184,14 +195,6 @@ impl Report<'_> {
                     Some(b'@') => "36",
                     _ => "",
                 };
-                // A rule line can hold escape sequences that would hide
-                // it, or another line, from a reviewer at a terminal.
-                let line = if escape {
-                    visible_lines(line)
-                } else {
-                    line.into()
-                };
-                let line = line.as_ref();
                 if code.is_empty() {
                     out.push_str(line);
                 } else {
@@ -265,8 +268,10 @@ impl Report<'_> {
     }
 
     /// The Markdown report (for a pull-request comment; the section diff
-    /// is cut to stay under GitHub's comment limit).
-    pub fn markdown(&self) -> String {
+    /// is cut to stay under GitHub's comment limit); `escape` (a terminal)
+    /// shows control characters in the section's lines visibly, as
+    /// [`Report::text`] does.
+    pub fn markdown(&self, escape: bool) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "### Prompt includes: {}\n", self.headline());
         let _ = writeln!(
@@ -301,7 +306,7 @@ impl Report<'_> {
             out.push('\n');
             out.push_str(&agents.markdown(&md_text));
         }
-        let section = self.section_diff();
+        let section = self.shown_section_diff(escape);
         if section.is_empty() {
             return out;
         }
