@@ -67,7 +67,9 @@ pub fn init(args: &InitArgs) -> Result<ExitStatus> {
             format!("{} hook {}", shell_quote(&exe)?, args.agent.name())
         }
     };
-    let old = match std::fs::read(&file) {
+    // Never `std::fs::read`: a fifo committed as `.claude/settings.json`
+    // would block it forever.
+    let old = match promptinclude::read_regular_file(&file) {
         Ok(bytes) => Some(
             String::from_utf8(bytes).map_err(|_| anyhow!("{}: not valid UTF-8", file.display()))?,
         ),

@@ -467,3 +467,55 @@ fn init_project_never_writes_through_a_link_the_repository_planted() {
     let text = fs::read_to_string(place.project.join("config/claude.json")).unwrap();
     assert_eq!(hook_commands(&text).len(), 2);
 }
+
+#[test]
+fn a_settings_file_that_is_a_fifo_is_refused_not_opened() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::FileTypeExt;
+    let place = Place::new();
+    let fifo = |path: &Path| {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+    };
+    let claude = place.project.join(".claude/settings.json");
+    let codex = place.project.join(".codex/hooks.json");
+    let user_codex = place.home.join(".codex/hooks.json");
+    fifo(&claude);
+    fifo(&codex);
+    fifo(&user_codex);
+    // A link to a fifo inside the project is a fifo too.
+    fifo(&place.project.join("config/fifo.json"));
+    let cases = [
+        (&["claude-code", "--project"][..], claude.clone()),
+        (&["codex", "--project"][..], codex.clone()),
+        (&["codex", "--user"][..], user_codex.clone()),
+        (&["codex", "--project", "--dry-run"][..], codex.clone()),
+    ];
+    let run = |args: &[&str], file: &Path| {
+        let o = crate::child::run(&mut place.command(args), std::time::Duration::from_secs(30));
+        assert!(
+            !o.timed_out,
+            "{args:?}: init blocked on the fifo {}",
+            file.display()
+        );
+        assert_eq!(o.code, Some(2), "{args:?}: {}", o.stdout_text());
+        let e = o.stderr_text();
+        assert!(
+            e.contains(&file.display().to_string()) && e.contains("not a regular file"),
+            "{args:?}: {e}"
+        );
+        // Still a fifo (or a link to one): never replaced.
+        assert!(
+            fs::metadata(file).unwrap().file_type().is_fifo(),
+            "{args:?}"
+        );
+    };
+    for (args, file) in &cases {
+        run(args, file);
+    }
+    fs::remove_file(&claude).unwrap();
+    symlink("../config/fifo.json", &claude).unwrap();
+    run(&["claude-code", "--project"], &claude);
+}

@@ -84,4 +84,5 @@ pub use ordered::in_input_order;
 pub use project::Resolver;
 pub use render::render;
 pub use scan::{scan, RootScan, Scanner};
+pub use sys::read_regular_file;
 pub use visible::visible;

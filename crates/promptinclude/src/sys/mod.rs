@@ -174,6 +174,19 @@ pub fn open_regular_file(path: &[u8], piecewise: bool) -> io::Result<(std::fs::F
     Ok((file, metadata.len()))
 }
 
+/// Reads the whole of `path` if, following links, it is a regular file
+/// ([`open_regular_file`]: a fifo or a device is never opened, so the read
+/// cannot block); anything else fails with "not a regular file". For the
+/// files a command edits (`init`'s settings), which must never hang it.
+pub fn read_regular_file(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::ffi::OsStrExt;
+    let (mut file, len) = open_regular_file(path.as_os_str().as_bytes(), false)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// What a directory entry's `d_type` says it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EntryKind {
