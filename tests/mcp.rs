@@ -622,3 +622,60 @@ fn every_thread_but_the_main_one_keeps_the_interrupt_signals_off() {
     assert!(others.iter().any(|n| n == "signals"), "{others:?}");
     mcp.finish();
 }
+
+/// A project configuration that is a link out of the root is not read by
+/// the server: what the client gets names the file and the reason, never a
+/// value from it (the exact commands' parse errors quote values).
+#[test]
+fn a_project_config_linked_out_of_the_root_is_not_read_or_quoted() {
+    const SECRET: &str = "SECRET-CONFIG-MCP-8a1f";
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    fs::write(
+        dir.path().join("secret.json"),
+        format!("{{\"max_depth\": \"{SECRET}\"}}\n"),
+    )
+    .unwrap();
+    let config = root.join(".a0proj/plugins/_promptinclude/config.json");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.json"), &config).unwrap();
+    let scan = common::promptinclude(&["scan", "--no-env", "."], &root);
+    assert!(String::from_utf8_lossy(&scan.stderr).contains(SECRET));
+
+    let mut mcp = Mcp::start(&args(&[&root], &["--no-env"]), &root, json!({}));
+    // Through the index (`--root`), and the root picked by name (afresh).
+    mcp.call("indexed", json!({}));
+    mcp.call("named", json!({"root": root}));
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": "prompt", "method": "prompts/get",
+        "params": {"name": "prompt_includes"}}),
+    );
+    mcp.send(&json!({"jsonrpc": "2.0", "id": "resources", "method": "resources/list"}));
+    let mut answers = Vec::new();
+    while answers.len() < 4 {
+        let message = mcp.recv();
+        if message.get("method").is_none() {
+            answers.push(message);
+        }
+    }
+    for answer in &answers {
+        let text = answer.to_string();
+        assert!(!text.contains(SECRET), "{text}");
+    }
+    for id in ["indexed", "named"] {
+        let answer = answers.iter().find(|a| a["id"] == id).unwrap();
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&config.display().to_string())
+                && text.contains("not read (outside_root)"),
+            "{text}"
+        );
+    }
+    let (status, rest, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains(SECRET) && rest.is_empty(),
+        "{stderr} {rest:?}"
+    );
+}

@@ -539,6 +539,65 @@ fn a_widening_project_config_reaches_only_committed_files() {
     assert_absent(&text, &[GIT_TOKEN]);
 }
 
+/// A project configuration that is a link out of the root, or into `.git`,
+/// is not read by the hook: it fails open, and its log names the file and
+/// the reason, never a value from it (the parse errors of the exact
+/// commands quote values: `key `max_depth`: "…"`).
+#[test]
+fn a_project_config_linked_out_of_the_root_is_not_read_or_quoted() {
+    const CONFIG_SECRET: &str = "SECRET-CONFIG-4d2e";
+    let s = setup();
+    let p = &s.project;
+    git(p, &["init", "-q"]);
+    git(p, &["commit", "-q", "--allow-empty", "-m", "start"]);
+    let leaked = format!("{{\"max_depth\": \"{CONFIG_SECRET}\"}}\n");
+    fs::write(s.home.join("secret.json"), &leaked).unwrap();
+    fs::write(p.join(".git/secret.json"), &leaked).unwrap();
+    let config = p.join(".a0proj/plugins/_promptinclude/config.json");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    for (target, reason) in [
+        (s.home.join("secret.json"), "outside_root"),
+        (p.join(".git/secret.json"), "inside_git_dir"),
+    ] {
+        let _ = fs::remove_file(&config);
+        symlink(&target, &config).unwrap();
+        // The exact commands read it, as the host does (so the check below could fail).
+        let mut cmd = common::command(common::binary());
+        cmd.args(["scan", "--no-env", "."]).current_dir(p);
+        let scan = child::run(&mut cmd, Duration::from_secs(60));
+        assert!(
+            scan.stderr_text().contains(CONFIG_SECRET),
+            "{}",
+            scan.stderr_text()
+        );
+        for agent in ["codex", "claude-code"] {
+            let log_before = hook_log(&s, agent);
+            let out = hook(agent, &s, p, &[]);
+            assert_eq!(out.stdout_text(), "", "fails open");
+            let log = hook_log(&s, agent);
+            let new_lines = &log[log_before.len()..];
+            assert_absent(&out.stderr_text(), &[CONFIG_SECRET]);
+            assert_absent(new_lines, &[CONFIG_SECRET]);
+            assert!(
+                new_lines.contains(&config.display().to_string())
+                    && new_lines.contains(&format!("not read ({reason})")),
+                "{new_lines}"
+            );
+        }
+    }
+    // A link that stays inside the root is read once committed, as a rule
+    // file behind a link is.
+    fs::remove_file(&config).unwrap();
+    fs::write(p.join("a0.json"), "{\"max_file_count\": 5}\n").unwrap();
+    symlink("../../../a0.json", &config).unwrap();
+    assert_eq!(hook("codex", &s, p, &[]).stdout_text(), "");
+    let log = hook_log(&s, "codex");
+    assert!(log.contains("not read (link_not_committed)"), "{log}");
+    git(p, &["add", "a0.json", ".a0proj"]);
+    git(p, &["commit", "-qm", "config"]);
+    assert!(context(&hook("codex", &s, p, &[])).contains("MARKER-RULE"));
+}
+
 #[test]
 fn sessions_in_home_and_in_the_filesystem_root_scan_nothing() {
     let s = setup();

@@ -101,7 +101,7 @@ impl Batch {
     /// Decides `root`'s configuration and finds (or compiles) its scanner.
     pub fn plan_root(&self, root: &Path) -> PlannedRoot {
         let abs = abspath_of(root, self.cwd.as_deref().map(|c| c.as_bytes()));
-        let resolved = match self.resolver.resolve(abs.as_deref()) {
+        let resolved = match self.resolver.resolve(abs.as_deref(), &self.policy) {
             Ok(resolved) => resolved,
             Err(e) => {
                 return PlannedRoot {

@@ -7,6 +7,9 @@
 //! at `.a0proj/plugins/_promptinclude/config.json` (a host quirk). A key
 //! missing from such a file falls back to the plugin's default, except
 //! `gitignore`, which falls back to the empty text: no filtering at all.
+//! The file is read under the policy that reads the root's rule files
+//! ([`crate::trust`]): unattended, one whose real path leaves the root or
+//! lies in `.git` is not read, and the root gets an error naming it.
 //!
 //! Because roots may now carry different configurations, a [`Resolver`]
 //! decides the configuration of each root, and a caller that scans many
@@ -14,11 +17,14 @@
 //! (see [`crate::batch`]).
 
 use std::fmt;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::config::{env, Config, ConfigError, Key, KeyKind, LoadNotes, Setting};
+use crate::discover::Candidate;
+use crate::trust::{Guard, ReadPolicy};
 
 /// Where the configuration of a root came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,16 +222,21 @@ pub struct Resolved {
 
 impl Resolver {
     /// Decides the configuration of the root whose absolute path is
-    /// `abs_root`. A project file that exists but cannot be read or parsed
-    /// is an error naming the file.
-    pub fn resolve(&self, abs_root: Option<&Path>) -> Result<Resolved, ConfigError> {
-        let project_file = abs_root
-            .filter(|_| self.project_config)
-            .map(|root| project_config_path(root, self.agent_profile.as_deref()))
-            .filter(|path| path.is_file());
-        let (source, mut config, notes) = match project_file {
-            Some(path) => {
-                let (config, notes) = Config::load_file_with_notes(&path, &project_base())?;
+    /// `abs_root`, reading its project file (if any) under `policy`. A
+    /// project file that exists but cannot be read, is withheld by the
+    /// policy, or cannot be parsed is an error naming the file.
+    pub fn resolve(
+        &self,
+        abs_root: Option<&Path>,
+        policy: &ReadPolicy,
+    ) -> Result<Resolved, ConfigError> {
+        let project = abs_root.filter(|_| self.project_config).and_then(|root| {
+            let path = project_config_path(root, self.agent_profile.as_deref());
+            path.is_file().then_some((root, path))
+        });
+        let (source, mut config, notes) = match project {
+            Some((root, path)) => {
+                let (config, notes) = load_project_file(root, &path, policy)?;
                 (ConfigSource::File(path), config, notes)
             }
             None => (
@@ -240,6 +251,33 @@ impl Resolver {
             config,
             notes,
         })
+    }
+}
+
+/// Loads the project file `path` of `root`, read as `policy` reads a rule
+/// file ([`Guard`]): the reference's policy follows its links wherever they
+/// lead, [`ReadPolicy::unattended`] not past the root's real path nor into
+/// `.git`. A file the policy withholds is an error naming only the file and
+/// the reason: its text is never read, so no message can quote it (a parse
+/// error quotes the value it rejects).
+fn load_project_file(
+    root: &Path,
+    path: &Path,
+    policy: &ReadPolicy,
+) -> Result<(Config, LoadNotes), ConfigError> {
+    let in_file = |message: String| ConfigError {
+        file: Some(path.to_path_buf()),
+        ..ConfigError::plain(message)
+    };
+    let guard = Guard::new(root, policy, None);
+    match guard.read_bytes(&Candidate::new(path.as_os_str().as_bytes().to_vec())) {
+        Ok(Ok(bytes)) => Config::from_file_bytes(path, bytes, &project_base()),
+        Ok(Err(e)) => Err(in_file(format!("cannot read: {e}"))),
+        Err(withheld) => Err(in_file(format!(
+            "not read ({}): a project configuration is read under the policy that \
+             reads rule files",
+            withheld.kind()
+        ))),
     }
 }
 
@@ -280,7 +318,9 @@ mod tests {
             overrides,
             ..Resolver::default()
         };
-        let got = resolver.resolve(Some(dir.path())).unwrap();
+        let got = resolver
+            .resolve(Some(dir.path()), &ReadPolicy::reference())
+            .unwrap();
         assert_eq!(got.source, ConfigSource::File(file.clone()));
         assert_eq!(
             got.config,
@@ -303,7 +343,9 @@ mod tests {
             },
         ] {
             assert_eq!(
-                r.resolve(Some(dir.path())).unwrap().source,
+                r.resolve(Some(dir.path()), &ReadPolicy::reference())
+                    .unwrap()
+                    .source,
                 ConfigSource::Default
             );
         }

@@ -239,12 +239,23 @@ impl Config {
         path: &Path,
         base: &Config,
     ) -> Result<(Config, LoadNotes), ConfigError> {
+        let bytes = std::fs::read(path).map_err(|e| ConfigError {
+            file: Some(path.to_path_buf()),
+            ..ConfigError::plain(format!("cannot read: {e}"))
+        })?;
+        Config::from_file_bytes(path, bytes, base)
+    }
+
+    /// [`Config::load_file_with_notes`] on `bytes` already read from `path`.
+    pub fn from_file_bytes(
+        path: &Path,
+        bytes: Vec<u8>,
+        base: &Config,
+    ) -> Result<(Config, LoadNotes), ConfigError> {
         let in_file = |mut e: ConfigError| {
             e.file = Some(path.to_path_buf());
             e
         };
-        let bytes = std::fs::read(path)
-            .map_err(|e| in_file(ConfigError::plain(format!("cannot read: {e}"))))?;
         // The host reads the file as UTF-8 text (`files.read_file`).
         let text = String::from_utf8(bytes)
             .map_err(|e| in_file(ConfigError::plain(format!("not valid UTF-8 ({e})"))))?;
