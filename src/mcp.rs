@@ -1,8 +1,15 @@
 //! `promptinclude mcp`: a Model Context Protocol server on stdio, built on
 //! the official Rust SDK (`rmcp`).
 //!
-//! What it offers (MCP specification, <https://modelcontextprotocol.io/specification>,
-//! "Server features": tools, resources, prompts; "Client features": roots):
+//! It follows MCP revision **2025-06-18**
+//! (<https://modelcontextprotocol.io/specification/2025-06-18>) and answers
+//! `initialize` with that version, whichever the client asks for
+//! ([`PROTOCOL_VERSION`]). Where rmcp does not hold a session to that
+//! revision's rules (ids used twice, requests before `initialize`,
+//! batches), the transport does ([`transport`]).
+//!
+//! What it offers ("Server features": tools, resources, prompts; "Client
+//! features": roots):
 //!
 //! * the tool `prompt_includes`: each root's rendered section, or with
 //!   `"audit": true` a table of its rule files (status, tokens); `"root"`
@@ -80,7 +87,7 @@ use rmcp::model::{
     CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse,
     GetPromptResult, Implementation, JsonObject, ListPromptsResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, Role, ServerCapabilities, ServerConfig, ServerRequest, Tool,
 };
 // Roots are deprecated from protocol 2026-07-28 on (SEP-2577).
@@ -96,7 +103,11 @@ use super::exit::ExitStatus;
 use super::settings::{init_threads, resolver};
 use transport::LineTransport;
 
+mod session;
 mod transport;
+
+/// The MCP revision the server follows (see the module docs).
+const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_06_18;
 
 /// The tool's and the prompt's name (the pi extension's tool has it too).
 const NAME: &str = "prompt_includes";
@@ -586,6 +597,10 @@ fn params_error<T: serde::de::DeserializeOwned>(request: &CustomRequest) -> Stri
 }
 
 impl ServerHandler for Server {
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(std::slice::from_ref(&PROTOCOL_VERSION))
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -593,6 +608,7 @@ impl ServerHandler for Server {
             .enable_prompts()
             .build();
         ServerConfig::new(capabilities)
+            .with_protocol_version(PROTOCOL_VERSION)
             .with_server_info(Implementation::new(
                 "promptinclude",
                 env!("CARGO_PKG_VERSION"),

@@ -42,6 +42,14 @@ impl Mcp {
         capabilities: Value,
         env: &[(&str, &Path)],
     ) -> Mcp {
+        let mut mcp = Mcp::spawn(args, cwd, env);
+        mcp.initialize(capabilities);
+        mcp
+    }
+
+    /// Starts `promptinclude mcp ARGS` in `cwd`, with `env` set, without
+    /// the handshake.
+    fn spawn(args: &[OsString], cwd: &Path, env: &[(&str, &Path)]) -> Mcp {
         let mut command = common::command(common::binary());
         for (name, value) in env {
             command.env(name, value);
@@ -72,24 +80,27 @@ impl Mcp {
             let _ = stderr.read_to_string(&mut text);
             text
         });
-        let mut mcp = Mcp {
+        Mcp {
             stdin: child.stdin.take(),
             child,
             lines,
             stderr: Some(stderr),
-        };
-        mcp.send(
+        }
+    }
+
+    /// The handshake (request id `"init"`), the client declaring `capabilities`.
+    fn initialize(&mut self, capabilities: Value) {
+        self.send(
             &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
                 "protocolVersion": "2025-06-18",
                 "capabilities": capabilities,
                 "clientInfo": {"name": "tests/mcp.rs", "version": "0"},
             }}),
         );
-        let init = mcp.recv();
+        let init = self.recv();
         assert_eq!(init["id"], "init", "{init}");
         assert!(init["result"]["serverInfo"].is_object(), "{init}");
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        mcp
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     }
 
     /// Sends one message.
@@ -300,14 +311,17 @@ fn params_that_do_not_fit_and_mistyped_arguments_are_invalid_params() {
     mcp.send(&json!({"jsonrpc": "2.0", "id": "nosuch", "method": "no/such/method"}));
     assert_eq!(error_code(&mcp.recv()), Some(-32601));
 
-    for (arguments, named) in [
+    for (i, (arguments, named)) in [
         (json!({"root": 5}), "root"),
         (json!({"audit": "yes"}), "audit"),
         (json!({"audit": [true]}), "audit"),
         (json!({"root": {"path": "."}}), "root"),
         (json!({"rooot": "."}), "rooot"),
-    ] {
-        mcp.call("typed", arguments.clone());
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        mcp.call(&format!("typed-{i}"), arguments.clone());
         let answer = mcp.recv();
         assert_eq!(error_code(&answer), Some(-32602), "{arguments}: {answer}");
         let message = answer["error"]["message"].as_str().unwrap();
@@ -572,10 +586,11 @@ fn the_root_roots_are_scanned_again_after_a_change_between_requests() {
     fresh.call("audit", json!({"audit": true}));
     assert_eq!(audit, tool_text(&fresh, "audit"));
     // And each root picked by name (scanned afresh).
-    for root in roots {
-        mcp.call("one", json!({"root": root}));
-        fresh.call("one", json!({"root": root}));
-        assert_eq!(tool_text(&mcp, "one"), tool_text(&fresh, "one"));
+    for (i, root) in roots.iter().enumerate() {
+        let id = format!("one-{i}");
+        mcp.call(&id, json!({"root": root}));
+        fresh.call(&id, json!({"root": root}));
+        assert_eq!(tool_text(&mcp, &id), tool_text(&fresh, &id));
     }
     for server in [mcp, fresh] {
         let (status, _, stderr) = server.finish();
@@ -621,6 +636,123 @@ fn every_thread_but_the_main_one_keeps_the_interrupt_signals_off() {
     assert!(others.len() >= 3, "{others:?}");
     assert!(others.iter().any(|n| n == "signals"), "{others:?}");
     mcp.finish();
+}
+
+/// The error a request whose id this session already used gets (MCP
+/// 2025-06-18, "Basic": an id must not have been used before in the session).
+fn reused_id(id: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": format!(
+        "Invalid Request: request id {id} was already used in this session \
+         (MCP 2025-06-18: a request id must not be reused)"
+    )}})
+}
+
+#[test]
+fn a_request_reusing_an_id_gets_its_own_error_and_the_first_its_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, config) = slow_project(dir.path(), 16);
+    let config = config.to_str().unwrap();
+    let roots = [root.as_path(); 4];
+    let mut mcp = Mcp::start(&args(&roots, &["--config", config]), dir.path(), json!({}));
+    mcp.call("dup", json!({"audit": true}));
+    // While the call is in flight.
+    mcp.send(&json!({"jsonrpc": "2.0", "id": "dup", "method": "ping"}));
+    assert_eq!(mcp.recv(), reused_id(json!("dup")));
+    let scan = mcp.recv();
+    assert_eq!(scan["id"], "dup", "{scan}");
+    assert_eq!(scan["result"]["isError"], false, "{scan}");
+    // Once answered, and the handshake's own id: still used.
+    for id in [json!("dup"), json!("init")] {
+        mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
+        assert_eq!(mcp.recv(), reused_id(id));
+    }
+    // 7 and "7" are different ids.
+    for id in [json!(7), json!("7")] {
+        mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        assert_eq!(
+            mcp.recv(),
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        );
+    }
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}));
+    assert_eq!(mcp.recv(), reused_id(json!(7)));
+    assert!(mcp.ping("last").is_empty());
+    let (status, rest, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+#[test]
+fn requests_before_initialize_get_an_error_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    let mut mcp = Mcp::spawn(&args(&[&root], &[]), dir.path(), &[]);
+    let not_initialized = |id: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message":
+            "Invalid Request: the session is not initialized; send `initialize` first \
+             (MCP 2025-06-18: only `ping` may come before it)"}})
+    };
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(mcp.recv(), not_initialized(json!(1)));
+    // With the metadata of a revision that has no `initialize`: the same.
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": "meta", "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
+    );
+    assert_eq!(mcp.recv(), not_initialized(json!("meta")));
+    // A notification before it is dropped; ping is answered.
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    assert_eq!(mcp.recv(), json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    // A client that asks for a later revision is answered with the one the
+    // server follows.
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "tests/mcp.rs", "version": "0"},
+        }}),
+    );
+    let init = mcp.recv();
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let tools = mcp.recv();
+    assert_eq!(tools["id"], 3, "{tools}");
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    mcp.call("scan", json!({}));
+    assert!(tool_text(&mcp, "scan").contains("MARKER-SMALL"));
+    let (status, rest, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+#[test]
+fn a_batch_gets_one_invalid_request_error_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = small_project(dir.path());
+    let mut mcp = Mcp::start(&args(&[&root], &[]), dir.path(), json!({}));
+    let batch_error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message":
+        "Invalid Request: a batch (a JSON array); MCP 2025-06-18 has no batching: \
+         send each message on its own line"}});
+    for batch in [
+        json!([
+            {"jsonrpc": "2.0", "id": 5, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 6, "method": "tools/list"},
+        ]),
+        json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}]),
+        json!([]),
+    ] {
+        mcp.send(&batch);
+        assert_eq!(mcp.recv(), batch_error, "{batch}");
+    }
+    // One answer each, nothing more, and the server goes on.
+    assert!(mcp.ping("after").is_empty());
+    mcp.call("scan", json!({}));
+    assert!(tool_text(&mcp, "scan").contains("MARKER-SMALL"));
+    let (status, rest, stderr) = mcp.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
 }
 
 /// A project configuration that is a link out of the root is not read by

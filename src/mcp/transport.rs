@@ -10,12 +10,18 @@
 //! "Error object"):
 //!
 //! * not JSON: `-32700` Parse error, `"id": null`;
-//! * JSON but not a message (wrong shape, `"jsonrpc"` missing, a batch):
+//! * a batch (a JSON array, which MCP 2025-06-18 removed): one `-32600`
+//!   Invalid Request, `"id": null`, whatever the array holds;
+//! * JSON but not a message (wrong shape, `"jsonrpc"` missing):
 //!   `-32600` Invalid Request, with the line's `"id"` when it is an integer
 //!   or a string, else `null`. A notification (a `"method"` and no `"id"`)
 //!   is never answered, as JSON-RPC says;
 //! * longer than [`MAX_LINE`]: `-32600`, with the `"id"` found while the
 //!   line is skipped (it is never held in memory whole), else `null`.
+//!
+//! A message is then handed to rmcp only if the session's rules admit it
+//! ([`Session`]: no request id used twice, nothing but `ping` before
+//! `initialize`); a request they refuse gets its `-32600` here too.
 //!
 //! A last line without its newline before end of input is read as a line.
 //! Writes go through one task in order, so a reply queued while a read is
@@ -36,6 +42,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::session::{Admit, Session};
+
 /// The longest line read as a message (rmcp's `DEFAULT_MAX_LINE_LENGTH`).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
@@ -55,6 +63,7 @@ pub struct LineTransport<R> {
     skipping: Option<IdScan>,
     out: Option<mpsc::UnboundedSender<Vec<u8>>>,
     writer: Option<JoinHandle<()>>,
+    session: Session,
 }
 
 /// What one read gave.
@@ -75,6 +84,7 @@ impl<R: AsyncRead + Send + Unpin> LineTransport<R> {
             skipping: None,
             out: Some(out),
             writer: Some(tokio::spawn(write_lines(write, lines))),
+            session: Session::default(),
         }
     }
 
@@ -180,6 +190,14 @@ fn parse(line: &[u8]) -> Parsed {
             ))
         }
     };
+    if value.is_array() {
+        return Parsed::Reply(error_response(
+            &Value::Null,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid Request: a batch (a JSON array); MCP 2025-06-18 has no batching: \
+             send each message on its own line",
+        ));
+    }
     let is_notification = value
         .as_object()
         .is_some_and(|m| m.get("method").is_some_and(Value::is_string) && !m.contains_key("id"));
@@ -238,7 +256,13 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for LineTransport<R> {
                     let parsed = parse(&self.line);
                     self.line.clear();
                     match parsed {
-                        Parsed::Message(message) => return Some(*message),
+                        Parsed::Message(message) => match self.session.admit(&message) {
+                            Admit::Pass => return Some(*message),
+                            Admit::Drop => continue,
+                            Admit::Refuse { id, message } => {
+                                error_response(&id, ErrorCode::INVALID_REQUEST, &message)
+                            }
+                        },
                         Parsed::Reply(reply) => reply,
                         Parsed::Nothing => continue,
                     }
