@@ -278,10 +278,8 @@ impl Server {
                 home: &home,
                 env: &env,
             };
-            agents::context(agent, &start).map(|mut c| {
-                agents::unattended::withhold(&mut c, &root, &policy);
-                agents::report::text(&c, false)
-            })
+            agents::unattended::context(agent, &start, &root, &policy)
+                .map(|c| agents::report::text(&c, false))
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))?;

@@ -146,12 +146,39 @@ fn symlinks_outside_broken_and_looping() {
         "{ws:?}"
     );
     assert!(has(&ws, "symlink_loop", "loop.promptinclude.md"), "{ws:?}");
-    // A link that stays inside the root is fine; broken links are not also "unreadable".
+    // Broken links are not also "unreadable".
+    assert!(!ws.iter().any(|(k, _, _)| k == "unreadable"), "{ws:?}");
+    // A link that stays inside the root, outside a repository: the hooks
+    // read no link there, and the audit says so.
+    let inside: Vec<&str> = ws
+        .iter()
+        .filter(|(_, p, _)| p == "in.promptinclude.md")
+        .map(|(k, _, _)| k.as_str())
+        .collect();
+    assert_eq!(inside, ["symlink_to_uncommitted"], "{ws:?}");
+    assert!(message(&roots[0], "symlink_to_uncommitted").contains("link_without_repository"));
+    // Committed, with its target, it is fine.
+    let git = |args: &[&str]| {
+        let out = crate::common::git::git(root).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "in.promptinclude.md", "inside.md"]);
+    git(&["commit", "-qm", "x"]);
+    let (roots, _, _) = audit_json(&["."], root);
+    let ws = warnings(&roots[0]);
     assert!(
         !ws.iter().any(|(_, p, _)| p == "in.promptinclude.md"),
         "{ws:?}"
     );
-    assert!(!ws.iter().any(|(k, _, _)| k == "unreadable"), "{ws:?}");
+    // Changed since the commit, it is not.
+    write(root, "inside.md", "changed");
+    let (roots, _, _) = audit_json(&["."], root);
+    assert!(
+        message(&roots[0], "symlink_to_uncommitted").contains("changed_since_commit"),
+        "{:?}",
+        warnings(&roots[0])
+    );
 }
 
 #[test]

@@ -783,8 +783,13 @@ fn a_project_config_linked_out_of_the_root_is_not_read_or_quoted() {
         "params": {"name": "prompt_includes"}}),
     );
     mcp.send(&json!({"jsonrpc": "2.0", "id": "resources", "method": "resources/list"}));
+    // What Agent Zero loads there, as `agent_context` tells it.
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": "agent-zero", "method": "tools/call",
+        "params": {"name": "agent_context", "arguments": {"agent": "agent-zero"}}}),
+    );
     let mut answers = Vec::new();
-    while answers.len() < 4 {
+    while answers.len() < 5 {
         let message = mcp.recv();
         if message.get("method").is_none() {
             answers.push(message);
@@ -794,7 +799,7 @@ fn a_project_config_linked_out_of_the_root_is_not_read_or_quoted() {
         let text = answer.to_string();
         assert!(!text.contains(SECRET), "{text}");
     }
-    for id in ["indexed", "named"] {
+    for id in ["indexed", "named", "agent-zero"] {
         let answer = answers.iter().find(|a| a["id"] == id).unwrap();
         assert_eq!(answer["result"]["isError"], true, "{answer}");
         let text = answer["result"]["content"][0]["text"].as_str().unwrap();

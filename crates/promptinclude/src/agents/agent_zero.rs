@@ -77,6 +77,17 @@ pub fn host_resolver(env: &dyn Fn(&str) -> Option<OsString>) -> Resolver {
 /// What the Prompt Include plugin puts into Agent Zero's system prompt for
 /// a project at `cwd`, its configuration decided by `resolver`.
 pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextError> {
+    context_read_as(resolver, cwd, ReadPolicy::reference())
+}
+
+/// [`context`], the project's configuration file and rule files read under
+/// `policy` (what an agent run unattended may be told: a configuration
+/// the policy withholds is not read, so no error quotes it).
+pub fn context_read_as(
+    resolver: &Resolver,
+    cwd: &Path,
+    policy: ReadPolicy,
+) -> Result<AgentContext, ContextError> {
     let cwd = fs::canonicalize(cwd).map_err(|source| ContextError::Cwd {
         path: cwd.to_path_buf(),
         source,
@@ -85,7 +96,7 @@ pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextE
         path: cwd.clone(),
         message,
     };
-    let batch = Batch::plan_with_policy(&[&cwd], resolver, ReadPolicy::reference())
+    let batch = Batch::plan_with_policy(&[&cwd], resolver, policy)
         .map_err(|e| scan_error(e.to_string()))?;
     let (scan, section) = batch
         .render_root(&cwd, |scanner, root| scanner.scan_at(root, None))

@@ -1,6 +1,7 @@
 //! What an agent run unattended may be told of another agent's context
 //! (the MCP tool `agent_context`): the unattended reading policy
-//! ([`crate::trust`]) applied to every file the modelled agent read.
+//! ([`crate::trust`]) applied to every file the modelled agent read, and
+//! to Agent Zero's project configuration.
 //!
 //! The real agent reads what it reads, links included (a `CLAUDE.md`
 //! linked to `~/.npmrc` is loaded). The report of it must not carry that
@@ -29,9 +30,30 @@ use std::collections::HashSet;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::{AgentContext, Outcome, Role, Skip};
+use super::{agent_zero, Agent, AgentContext, ContextError, Outcome, Role, Skip, Start};
 use crate::discover::Candidate;
 use crate::trust::{Guard, ReadPolicy};
+
+/// What `agent` loads when started as `start` says, in the project at
+/// `root` (resolved), as an agent run unattended may be told it: Agent
+/// Zero's configuration read under `policy` (as the hooks read it), then
+/// [`withhold`].
+pub fn context(
+    agent: Agent,
+    start: &Start<'_>,
+    root: &Path,
+    policy: &ReadPolicy,
+) -> Result<AgentContext, ContextError> {
+    let mut context = match agent {
+        Agent::AgentZero => {
+            let resolver = agent_zero::host_resolver(start.env);
+            agent_zero::context_read_as(&resolver, start.cwd, policy.clone())?
+        }
+        _ => super::context(agent, start)?,
+    };
+    withhold(&mut context, root, policy);
+    Ok(context)
+}
 
 /// Applies `policy` (the unattended one, or what the user relaxed of it)
 /// to `context`, whose project is the root at `root` (resolved): see the
