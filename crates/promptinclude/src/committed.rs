@@ -34,16 +34,15 @@ impl std::fmt::Debug for Committed {
 }
 
 impl Committed {
-    /// `HEAD` of the repository whose work tree is `real_dir` or holds it
-    /// (`real_dir` resolved); `None` outside a repository, in one with no
-    /// commit yet, or without the `git` feature.
-    pub(crate) fn open(real_dir: &Path) -> Option<Committed> {
-        let top = crate::trust::repository_top(real_dir)?;
+    /// `HEAD` of the repository whose work tree's top (resolved) is `top`;
+    /// `None` when there is no repository there, or no commit yet, or
+    /// without the `git` feature.
+    pub(crate) fn open(top: &Path) -> Option<Committed> {
         #[cfg(feature = "git")]
         {
-            let head = Head::open(&top)?;
+            let head = Head::open(top)?;
             Some(Committed {
-                top,
+                top: top.to_path_buf(),
                 head: std::sync::Mutex::new(head),
             })
         }
@@ -117,6 +116,8 @@ impl Committed {
 
 /// What `HEAD` holds at a file's path, against the file's content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Without the `git` feature nothing is ever in `HEAD`.
+#[cfg_attr(not(feature = "git"), allow(dead_code))]
 pub(crate) enum FileInHead {
     /// A regular file whose blob is the content, converted as `git add` would.
     Same,

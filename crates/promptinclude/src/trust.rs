@@ -11,8 +11,8 @@
 //!
 //! The policy for unattended runs ([`ReadPolicy::unattended`]): nothing
 //! reaches the agent that the repository's committer did not commit, and
-//! git is the judge of "committed" ([`crate::committed`]: in `HEAD`, with
-//! the content `HEAD` holds, as git would judge a clean file):
+//! git is the judge of "committed" (in `HEAD`, with the content `HEAD`
+//! holds, as git would judge a clean file: `committed.rs`):
 //!
 //! * a file is read only when the file actually opened lies inside the
 //!   root's real path: a link to a file or a directory outside the root,
@@ -304,7 +304,10 @@ impl Guard {
     /// `HEAD` of the repository holding the root.
     fn committed(&self) -> Option<&Committed> {
         self.committed
-            .get_or_init(|| self.real_root.as_deref().and_then(Committed::open))
+            .get_or_init(|| {
+                let top = repository_top(self.real_root.as_deref()?)?;
+                Committed::open(&top)
+            })
             .as_ref()
     }
 

@@ -175,8 +175,8 @@ pub fn open_regular_file(path: &[u8], piecewise: bool) -> io::Result<(std::fs::F
 }
 
 /// Reads the whole of `path` if, following links, it is a regular file
-/// ([`open_regular_file`]: a fifo or a device is never opened, so the read
-/// cannot block); anything else fails with "not a regular file". For the
+/// (its type is checked before it is opened and again on the handle: a fifo
+/// or a device is never opened, so the read cannot block); anything else fails with "not a regular file". For the
 /// files a command edits (`init`'s settings), which must never hang it.
 pub fn read_regular_file(path: &std::path::Path) -> io::Result<Vec<u8>> {
     use std::io::Read;
