@@ -869,7 +869,7 @@ pub enum DiffFormat {
     /// For a terminal: the changed rule files, the totals, then the section's unified diff.
     #[default]
     Text,
-    /// One JSON object (schema promptinclude.diff/1).
+    /// One JSON object (schema promptinclude.diff/2).
     Json,
     /// A pull-request comment: a table and the section diff in collapsible details.
     Markdown,

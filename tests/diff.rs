@@ -190,7 +190,7 @@ fn every_kind_of_change_in_json() {
     );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let v = json(&out);
-    assert_eq!(v["schema"], "promptinclude.diff/1");
+    assert_eq!(v["schema"], "promptinclude.diff/2");
     assert_eq!(v["prompt_changed"], true);
     let files: Vec<(String, String, Value, Value)> = v["files"]
         .as_array()
@@ -884,6 +884,81 @@ fn agents_chains_in_text_json_and_markdown_snapshots() {
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(json(&out)["agents"]["changed"], false);
+}
+
+#[test]
+fn an_edit_that_keeps_a_files_size_changes_the_agents_chains() {
+    // A rule flipped in place: same bytes, same tokens. The chains must
+    // differ by content, and the file's text diff be shown once however
+    // many agents' chains send it.
+    let guard = tempfile::tempdir().unwrap();
+    let (repo, home) = (guard.path().join("d"), guard.path().join("home"));
+    fs::create_dir_all(&home).unwrap();
+    fs::create_dir_all(&repo).unwrap();
+    ok(git(&repo).args(["init", "-q"]));
+    write(&repo.join("AGENTS.md"), "root rules\n");
+    write(
+        &repo.join("svc/AGENTS.md"),
+        "Tests before merge: required.\n",
+    );
+    commit(&repo, "v1");
+    write(
+        &repo.join("svc/AGENTS.md"),
+        "Tests before merge: optional.\n",
+    );
+    commit(&repo, "v2");
+    let agents = "codex,claude-code,pi";
+    let out = diff(
+        &repo,
+        &with_agents(agents, &home, &["--format", "json", "HEAD~1", "HEAD"]),
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v = json(&out);
+    assert_eq!(v["schema"], "promptinclude.diff/2");
+    assert_eq!(v["agents"]["changed"], true);
+    for agent in v["agents"]["agents"].as_array().unwrap() {
+        let changes = agent["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 1, "{agent}");
+        let file = &changes[0]["files"][0];
+        assert_eq!(file["path"], "svc/AGENTS.md", "{agent}");
+        assert_eq!(file["before"]["bytes"], file["after"]["bytes"]);
+        assert_ne!(
+            file["before"]["sent_sha256"], file["after"]["sent_sha256"],
+            "{agent}"
+        );
+    }
+    let texts = v["agents"]["texts"].as_array().unwrap();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert_eq!(texts[0]["path"], "svc/AGENTS.md");
+    let text_diff = texts[0]["diff"].as_str().unwrap();
+    assert!(
+        text_diff.contains("-Tests before merge: required.\n")
+            && text_diff.contains("+Tests before merge: optional.\n"),
+        "{text_diff}"
+    );
+    // The text and Markdown reports: each chain says the text changed, and
+    // the text's diff comes once.
+    for format in ["text", "markdown"] {
+        let out = diff(
+            &repo,
+            &with_agents(agents, &home, &["--format", format, "HEAD~1", "HEAD"]),
+        );
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let report = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(report.matches("(text changed)").count(), 3, "{report}");
+        assert_eq!(
+            report.matches("+Tests before merge: optional.").count(),
+            1,
+            "{report}"
+        );
+    }
+    // The same text again: no change.
+    let out = diff(
+        &repo,
+        &with_agents(agents, &home, &["--format", "json", "HEAD", "HEAD"]),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["agents"]["texts"], serde_json::json!([]));
 }
 
 /// Every directory of `dir` (not `.git`) gets a file, so that git keeps it.

@@ -7,24 +7,31 @@
 //! chain changed the same way (from one chain before to one chain after)
 //! make one [`ChainChange`].
 //!
-//! The numbers are the files' own, which do not depend on where the tree
-//! is: each sent file's bytes and tokens, and the agent's byte limit
+//! What is compared is the files' own, which does not depend on where the
+//! tree is: each sent file's text (by its SHA-256: an edit that keeps the
+//! size is a change), bytes and tokens, and the agent's byte limit
 //! (Codex). The framing the agent adds around them (headers naming paths)
-//! is left out, and so is Gemini CLI's private memory (kept by the
-//! project's path), with the warnings about it. The files above the root
+//! follows from the paths, which are compared relative to the root; Gemini
+//! CLI's private memory (kept by the project's path) is left out, with the
+//! warnings about it. A file whose text changed is shown once, as a unified
+//! diff ([`AgentsDiff::texts`]), however many chains send it. The files above the root
 //! are not looked at (Claude Code and pi read every directory up to `/`;
 //! a checkout elsewhere has other directories above it): the caller audits
 //! both sides through [`crate::agents::disk::Confined`], which shows only
 //! the tree and the user's own directories, the same on both sides.
 
-use std::collections::HashMap;
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use crate::agents::report::status;
 use crate::agents::{Agent, ByteLimit, ContextFile, Outcome, Role, Skip};
 use crate::audit::agents::{shown_path, AgentWarning, Chain, TreeAudit};
+use crate::visible::{visible, visible_lines};
+
+use super::report::{cut_at_line, MARKDOWN_AGENT_TEXTS_LIMIT};
 
 /// One file of a chain, as the diff compares it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -45,6 +52,10 @@ pub struct FileState {
     pub bytes: Option<u64>,
     /// cl100k tokens of what is sent from it.
     pub tokens: usize,
+    /// The SHA-256 (hex) of the text sent from it: its bytes, up to the
+    /// cut when it is cut; `None` when nothing is sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent_sha256: Option<String>,
 }
 
 /// One chain, told apart from others by what the agent loads.
@@ -119,11 +130,24 @@ pub struct WarningLine {
     pub message: String,
 }
 
+/// A file under the root whose sent text changed: once, whatever chains
+/// and agents send it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextChange {
+    /// Relative to the root.
+    pub path: String,
+    /// The unified diff of its text (what is sent of it) before and after;
+    /// a side that sends nothing of it counts as empty.
+    pub diff: String,
+}
+
 /// What a change does to every chosen agent's chains.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AgentsDiff {
     /// Each agent, in the order asked for.
     pub agents: Vec<AgentDiff>,
+    /// The files whose sent text changed, in tree order.
+    pub texts: Vec<TextChange>,
     /// Warnings only after.
     pub warnings_added: Vec<WarningLine>,
     /// Warnings only before.
@@ -134,6 +158,7 @@ impl AgentsDiff {
     /// Compares the audits of the two sides (the same agents, in the same
     /// order, on each).
     pub fn between(before: &TreeAudit, after: &TreeAudit) -> AgentsDiff {
+        let (mut sent_before, mut sent_after) = (SentTexts::default(), SentTexts::default());
         let agents = before
             .agents
             .iter()
@@ -142,17 +167,22 @@ impl AgentsDiff {
                 agent: a.agent,
                 errors: (b.error.clone(), a.error.clone()),
                 changes: changes(
-                    &Side::of(&before.root, &b.chains),
-                    &Side::of(&after.root, &a.chains),
+                    &Side::of(&before.root, &b.chains, &mut sent_before),
+                    &Side::of(&after.root, &a.chains, &mut sent_after),
                 ),
             })
             .collect();
+        let texts = text_changes(
+            &sent_before.under(&before.root),
+            &sent_after.under(&after.root),
+        );
         let (old, new) = (
             warning_lines(&before.root, &before.warnings),
             warning_lines(&after.root, &after.warnings),
         );
         AgentsDiff {
             agents,
+            texts,
             warnings_added: new.iter().filter(|w| !old.contains(w)).cloned().collect(),
             warnings_removed: old.iter().filter(|w| !new.contains(w)).cloned().collect(),
         }
@@ -160,7 +190,8 @@ impl AgentsDiff {
 
     /// Whether anything changed for any agent.
     pub fn changed(&self) -> bool {
-        !self.warnings_added.is_empty()
+        !self.texts.is_empty()
+            || !self.warnings_added.is_empty()
             || !self.warnings_removed.is_empty()
             || self
                 .agents
@@ -177,8 +208,8 @@ struct Side {
 }
 
 impl Side {
-    fn of(root: &Path, chains: &[Chain]) -> Side {
-        let states = chains.iter().map(|c| chain_state(root, c)).collect();
+    fn of(root: &Path, chains: &[Chain], sent: &mut SentTexts) -> Side {
+        let states = chains.iter().map(|c| chain_state(root, c, sent)).collect();
         let mut dirs: Vec<(String, usize)> = chains
             .iter()
             .enumerate()
@@ -210,13 +241,13 @@ fn tree_order(a: &str, b: &str) -> std::cmp::Ordering {
 /// root. The others are left out: a side checked out elsewhere has other
 /// directories above it, and Gemini CLI's private memory is kept by the
 /// project's path.
-fn chain_state(root: &Path, chain: &Chain) -> ChainState {
+fn chain_state(root: &Path, chain: &Chain, sent: &mut SentTexts) -> ChainState {
     let files: Vec<FileState> = chain
         .context
         .files
         .iter()
         .filter(|f| f.role == Role::Global || f.path.starts_with(root))
-        .map(|f| file_state(root, f))
+        .map(|f| file_state(root, f, sent))
         .collect();
     ChainState {
         tokens: files.iter().map(|f| f.tokens).sum(),
@@ -225,7 +256,96 @@ fn chain_state(root: &Path, chain: &Chain) -> ChainState {
     }
 }
 
-fn file_state(root: &Path, file: &ContextFile) -> FileState {
+/// The text sent from a file, and its SHA-256 (hex).
+struct Sent {
+    bytes: Vec<u8>,
+    sha256: String,
+}
+
+/// The text each sent file sends, read once per side (a file is in many
+/// chains).
+#[derive(Default)]
+struct SentTexts {
+    /// By the file's path and how much of it is sent (`None`: all); `None`
+    /// where it cannot be read now.
+    texts: HashMap<(PathBuf, Option<u64>), Option<Sent>>,
+}
+
+impl SentTexts {
+    /// The text sent from `file`; `None` when nothing is sent, or the file
+    /// cannot be read now.
+    fn of(&mut self, file: &ContextFile) -> Option<&Sent> {
+        let cut = match file.outcome {
+            Outcome::Loaded => None,
+            Outcome::Truncated { at, .. } => Some(at),
+            _ => return None,
+        };
+        self.texts
+            .entry((file.path.clone(), cut))
+            .or_insert_with(|| {
+                let mut bytes = std::fs::read(&file.path).ok()?;
+                if let Some(at) = cut {
+                    bytes.truncate(usize::try_from(at).unwrap_or(usize::MAX));
+                }
+                let sha256 = Sha256::digest(&bytes)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                Some(Sent { bytes, sha256 })
+            })
+            .as_ref()
+    }
+
+    /// The texts of the files below `root`, by relative path (a file sent
+    /// whole by one chain and cut by another: the whole).
+    fn under(&self, root: &Path) -> BTreeMap<String, &[u8]> {
+        let mut under: BTreeMap<String, &[u8]> = BTreeMap::new();
+        for ((path, _), text) in &self.texts {
+            let Some(Sent { bytes, .. }) = text else {
+                continue;
+            };
+            if !path.starts_with(root) {
+                continue;
+            }
+            let kept = under
+                .entry(shown_path(root, path).into_owned())
+                .or_insert(bytes);
+            if bytes.len() > kept.len() {
+                *kept = bytes;
+            }
+        }
+        under
+    }
+}
+
+/// The files whose sent text differs between the sides, in tree order.
+fn text_changes(
+    before: &BTreeMap<String, &[u8]>,
+    after: &BTreeMap<String, &[u8]>,
+) -> Vec<TextChange> {
+    let mut paths: Vec<&String> = before.keys().chain(after.keys()).collect();
+    paths.sort_by(|a, b| tree_order(a, b));
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let (old, new) = (before.get(path), after.get(path));
+            if old == new {
+                return None;
+            }
+            let text = |side: Option<&&[u8]>| {
+                String::from_utf8_lossy(side.copied().unwrap_or_default()).into_owned()
+            };
+            let labels = (format!("a/{path}"), format!("b/{path}"));
+            Some(TextChange {
+                path: path.clone(),
+                diff: crate::diff::unified_diff(&text(old), &text(new), 3, (&labels.0, &labels.1)),
+            })
+        })
+        .collect()
+}
+
+fn file_state(root: &Path, file: &ContextFile, sent: &mut SentTexts) -> FileState {
     let detail = match &file.outcome {
         Outcome::Truncated { at, of } => format!("cut at byte {at} of {of}"),
         Outcome::Shadowed { by } => format!("by {}", shown_path(root, by)),
@@ -242,6 +362,7 @@ fn file_state(root: &Path, file: &ContextFile) -> FileState {
         detail,
         bytes: file.bytes,
         tokens: file.tokens,
+        sent_sha256: sent.of(file).map(|sent| sent.sha256.clone()),
     }
 }
 
@@ -398,10 +519,18 @@ fn dirs_words(dirs: &[String]) -> String {
 
 impl AgentsDiff {
     /// The text report's part: every agent's changed chains with their
-    /// changed files, then the warnings that came and went. `shown` makes
-    /// a name safe to print (control characters visible, on a terminal).
-    pub fn text(&self, shown: &dyn Fn(&str) -> String) -> String {
+    /// changed files, the warnings that came and went, then each changed
+    /// file's text diff, once. `escape` (a terminal) shows control
+    /// characters visibly, in names and in the texts' lines.
+    pub fn text(&self, escape: bool) -> String {
         use std::fmt::Write as _;
+        let shown = |s: &str| {
+            if escape {
+                visible(s).into_owned()
+            } else {
+                s.to_string()
+            }
+        };
         let mut out = String::from("agents:\n");
         for agent in &self.agents {
             let name = agent.agent.name();
@@ -432,10 +561,11 @@ impl AgentsDiff {
                 for file in &change.files {
                     let _ = writeln!(
                         out,
-                        "      {}: {} → {}",
+                        "      {}: {} → {}{}",
                         shown(&file_name(&file.path, file.via.as_deref())),
                         file_words(file.before.as_ref()),
-                        file_words(file.after.as_ref())
+                        file_words(file.after.as_ref()),
+                        text_changed_words(file)
                     );
                 }
             }
@@ -459,13 +589,26 @@ impl AgentsDiff {
                 );
             }
         }
+        if !self.texts.is_empty() {
+            let _ = writeln!(out, "agent files whose text changed: {}", self.texts.len());
+            for text in &self.texts {
+                out.push_str(&shown_diff(&text.diff, escape));
+            }
+        }
         out
     }
 
     /// The Markdown report's part (a pull-request comment): a table of the
-    /// changed chains, their changed files, and the warnings that came and
-    /// went. `md` makes a text safe inside Markdown.
-    pub fn markdown(&self, md: &dyn Fn(&str) -> String) -> String {
+    /// changed chains, their changed files, the warnings that came and
+    /// went, and each changed file's text diff, once. `md` makes a text
+    /// safe inside Markdown; `fence` gives the code fence for a text;
+    /// `escape` (a terminal) shows control characters in the texts' lines.
+    pub fn markdown(
+        &self,
+        md: &dyn Fn(&str) -> String,
+        fence: &dyn Fn(&str) -> String,
+        escape: bool,
+    ) -> String {
         use std::fmt::Write as _;
         let mut out = String::from("#### Agents\n\n");
         let changed: Vec<&AgentDiff> = self
@@ -511,12 +654,13 @@ impl AgentsDiff {
                     for file in &change.files {
                         let _ = writeln!(
                             out,
-                            "- {} in {}, {}: {} → {}",
+                            "- {} in {}, {}: {} → {}{}",
                             agent.agent.name(),
                             md(&dirs_words(&change.dirs)),
                             md(&file_name(&file.path, file.via.as_deref())),
                             md(&file_words(file.before.as_ref())),
-                            md(&file_words(file.after.as_ref()))
+                            md(&file_words(file.after.as_ref())),
+                            text_changed_words(file)
                         );
                     }
                 }
@@ -553,6 +697,45 @@ impl AgentsDiff {
                 );
             }
         }
+        let mut room = MARKDOWN_AGENT_TEXTS_LIMIT;
+        for text in &self.texts {
+            let diff = shown_diff(&text.diff, escape);
+            let (shown, cut) = cut_at_line(&diff, room);
+            room -= shown.len();
+            let fence = fence(shown);
+            let _ = writeln!(
+                out,
+                "\n<details><summary>{}: text changed</summary>\n\n{fence}diff\n{shown}{fence}\n",
+                md(&text.path)
+            );
+            if cut > 0 {
+                let _ = writeln!(
+                    out,
+                    "{cut} more lines not shown; run `promptinclude diff --agents` to see them all.\n"
+                );
+            }
+            out.push_str("</details>\n");
+        }
         out
+    }
+}
+
+/// ` (text changed)` when a file is sent on both sides with other text.
+fn text_changed_words(file: &FileChange) -> &'static str {
+    let hash = |side: &Option<FileState>| side.as_ref().and_then(|f| f.sent_sha256.clone());
+    match (hash(&file.before), hash(&file.after)) {
+        (Some(old), Some(new)) if old != new => " (text changed)",
+        _ => "",
+    }
+}
+
+/// A text diff as a person sees it: with `escape` (a terminal), every
+/// character that could hide a line or the line above it made visible
+/// (tabs and line ends kept).
+fn shown_diff(diff: &str, escape: bool) -> String {
+    if escape {
+        visible_lines(diff).into_owned()
+    } else {
+        diff.to_string()
     }
 }

@@ -13,11 +13,16 @@ use crate::render::paint::Paint;
 use crate::visible::{visible, visible_lines};
 
 /// The JSON output's schema name.
-pub const SCHEMA: &str = "promptinclude.diff/1";
+pub const SCHEMA: &str = "promptinclude.diff/2";
 
 /// GitHub refuses comments over 65,536 characters; the Markdown section
 /// diff is cut (at a line) to stay well under that.
 const MARKDOWN_DIFF_LIMIT: usize = 60_000;
+
+/// The agents' text diffs together are cut (at a line) past this many
+/// bytes in Markdown: with the section diff, the comment stays under
+/// GitHub's limit.
+pub(super) const MARKDOWN_AGENT_TEXTS_LIMIT: usize = 4_000;
 
 /// Section diffs longer than this many lines start collapsed in Markdown.
 const MARKDOWN_OPEN_LINES: usize = 40;
@@ -174,14 +179,7 @@ impl Report<'_> {
             let _ = writeln!(out, "{label}: {value}");
         }
         if let Some(agents) = self.agents {
-            let shown = |s: &str| {
-                if escape {
-                    visible(s).into_owned()
-                } else {
-                    s.to_string()
-                }
-            };
-            out.push_str(&agents.text(&shown));
+            out.push_str(&agents.text(escape));
         }
         let section = self.shown_section_diff(escape);
         if !section.is_empty() {
@@ -304,7 +302,7 @@ impl Report<'_> {
         }
         if let Some(agents) = self.agents {
             out.push('\n');
-            out.push_str(&agents.markdown(&md_text));
+            out.push_str(&agents.markdown(&md_text, &fence_for, escape));
         }
         let section = self.shown_section_diff(escape);
         if section.is_empty() {
@@ -354,7 +352,7 @@ fn split_header(diff: &str) -> (&str, &str) {
 
 /// The longest prefix of `text` ending at a line end within `limit` bytes,
 /// and how many lines were left out.
-fn cut_at_line(text: &str, limit: usize) -> (&str, usize) {
+pub(super) fn cut_at_line(text: &str, limit: usize) -> (&str, usize) {
     if text.len() <= limit {
         return (text, 0);
     }
