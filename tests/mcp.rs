@@ -147,6 +147,15 @@ impl Mcp {
         );
     }
 
+    /// Closes stdin, and asserts that the server exits 0 with nothing more
+    /// to say; its stderr.
+    fn finish_quietly(self) -> String {
+        let (status, rest, stderr) = self.finish();
+        assert_eq!(status.code(), Some(0), "{stderr}");
+        assert!(rest.is_empty(), "{rest:?}");
+        stderr
+    }
+
     /// Closes stdin and waits for the exit: its status, the messages not
     /// yet received, stderr.
     fn finish(mut self) -> (ExitStatus, Vec<Value>, String) {
@@ -287,9 +296,7 @@ fn malformed_lines_get_an_error_response_and_the_server_goes_on() {
     );
 
     assert!(mcp.ping("after").is_empty());
-    let (status, rest, stderr) = mcp.finish();
-    assert_eq!(status.code(), Some(0), "{stderr}");
-    assert!(rest.is_empty(), "{rest:?}");
+    mcp.finish_quietly();
 }
 
 #[test]
@@ -677,9 +684,7 @@ fn a_request_reusing_an_id_gets_its_own_error_and_the_first_its_answer() {
     mcp.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}));
     assert_eq!(mcp.recv(), reused_id(json!(7)));
     assert!(mcp.ping("last").is_empty());
-    let (status, rest, stderr) = mcp.finish();
-    assert_eq!(status.code(), Some(0), "{stderr}");
-    assert!(rest.is_empty(), "{rest:?}");
+    mcp.finish_quietly();
 }
 
 #[test]
@@ -722,9 +727,7 @@ fn requests_before_initialize_get_an_error_and_the_server_goes_on() {
     assert!(tools["result"]["tools"].is_array(), "{tools}");
     mcp.call("scan", json!({}));
     assert!(tool_text(&mcp, "scan").contains("MARKER-SMALL"));
-    let (status, rest, stderr) = mcp.finish();
-    assert_eq!(status.code(), Some(0), "{stderr}");
-    assert!(rest.is_empty(), "{rest:?}");
+    mcp.finish_quietly();
 }
 
 #[test]
@@ -750,9 +753,7 @@ fn a_batch_gets_one_invalid_request_error_and_the_server_goes_on() {
     assert!(mcp.ping("after").is_empty());
     mcp.call("scan", json!({}));
     assert!(tool_text(&mcp, "scan").contains("MARKER-SMALL"));
-    let (status, rest, stderr) = mcp.finish();
-    assert_eq!(status.code(), Some(0), "{stderr}");
-    assert!(rest.is_empty(), "{rest:?}");
+    mcp.finish_quietly();
 }
 
 /// A project configuration that is a link out of the root is not read by
@@ -809,10 +810,6 @@ fn a_project_config_linked_out_of_the_root_is_not_read_or_quoted() {
             "{text}"
         );
     }
-    let (status, rest, stderr) = mcp.finish();
-    assert_eq!(status.code(), Some(0), "{stderr}");
-    assert!(
-        !stderr.contains(SECRET) && rest.is_empty(),
-        "{stderr} {rest:?}"
-    );
+    let stderr = mcp.finish_quietly();
+    assert!(!stderr.contains(SECRET), "{stderr}");
 }
