@@ -578,6 +578,64 @@ fn shadowed_files_for_codex_claude_and_cursor() {
 }
 
 #[test]
+fn a_shadowed_file_whose_text_is_sent_all_the_same_is_not_never_read() {
+    // Claude Code sends AGENTS.md's text when CLAUDE.md imports it, or is
+    // a link to it: "never read" would tell the user their shared file is
+    // ignored. (Started in svc/, the root's import lies outside the
+    // working directory: its own warning says it waits for approval.)
+    let imported = Repo::new();
+    imported
+        .write("CLAUDE.md", "@AGENTS.md\n")
+        .write("AGENTS.md", "shared rules\n")
+        .write("svc/CLAUDE.md", "svc rules\n")
+        .write("svc/AGENTS.md", "svc agents\n");
+    let tree = imported.audit(&[Agent::ClaudeCode]);
+    assert_eq!(
+        of_kind(&tree, AgentWarningKind::Shadowed),
+        [("claude-code", "svc/AGENTS.md".to_string())]
+    );
+    let outside = find(&tree, AgentWarningKind::UnresolvedImport, "AGENTS.md");
+    assert!(
+        outside.message.contains("without the user's approval"),
+        "{}",
+        outside.message
+    );
+    let linked = Repo::new();
+    linked.write("AGENTS.md", "shared rules\n");
+    symlink("AGENTS.md", linked.root.join("CLAUDE.md")).unwrap();
+    let tree = linked.audit(&[Agent::ClaudeCode]);
+    assert_eq!(of_kind(&tree, AgentWarningKind::Shadowed), []);
+}
+
+#[test]
+fn an_import_of_nothing_outside_the_working_directory_is_no_such_file() {
+    // Started in svc/, the root CLAUDE.md's @nope.md lies outside the
+    // working directory; approving it would load nothing, so one warning
+    // says what is true from every directory: no such file.
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "root @nope.md @real.md\n")
+        .write("real.md", "real\n")
+        .write("svc/x.md", "x\n");
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    let unresolved: Vec<(&str, &str)> = tree
+        .warnings
+        .iter()
+        .filter(|w| w.kind == AgentWarningKind::UnresolvedImport)
+        .map(|w| {
+            let rel = w.path.strip_prefix(&tree.root).unwrap().to_str().unwrap();
+            (rel, w.message.as_str())
+        })
+        .collect();
+    assert_eq!(unresolved.len(), 2, "{unresolved:?}");
+    assert!(unresolved
+        .iter()
+        .any(|(p, m)| *p == "nope.md" && m.ends_with("no such file")));
+    assert!(unresolved
+        .iter()
+        .any(|(p, m)| *p == "real.md" && m.contains("without the user's approval")));
+}
+
+#[test]
 fn dead_scopes_for_claude_cursor_and_copilot() {
     let repo = Repo::new();
     repo.write(
@@ -613,9 +671,18 @@ fn dead_scopes_for_claude_cursor_and_copilot() {
             ("cursor", ".cursor/rules/go.mdc".to_string()),
         ]
     );
-    assert_eq!(
-        find(&tree, AgentWarningKind::DeadScope, ".claude/rules/py.md").line,
-        Some(2)
+    let py = find(&tree, AgentWarningKind::DeadScope, ".claude/rules/py.md");
+    assert_eq!(py.line, Some(2));
+    // True of the real agent: the rule loads once a matching path is read
+    // or written (`src/new.py`), so it is not "never".
+    assert!(
+        py.message.contains("does not load at start")
+            && py
+                .message
+                .contains("once the agent reads or writes a matching path")
+            && !py.message.contains("never"),
+        "{}",
+        py.message
     );
 }
 
@@ -807,6 +874,13 @@ fn over_recommended_is_past_claude_codes_warning() {
             ("claude-code", "CLAUDE.md".to_string()),
             ("claude-code", "emoji/CLAUDE.md".to_string())
         ]
+    );
+    // Only an interactive session warns; `claude -p` says nothing.
+    let message = &find(&tree, AgentWarningKind::OverRecommended, "CLAUDE.md").message;
+    assert!(
+        message.contains("an interactive Claude Code session warns")
+            && message.contains("`claude -p` does not"),
+        "{message}"
     );
 }
 

@@ -337,11 +337,21 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
                     limit.unwrap_or(0)
                 ),
             ),
+            // Its text may still be sent: imported by the file that wins
+            // (a `CLAUDE.md` holding `@AGENTS.md`), or as that file's
+            // target (`CLAUDE.md -> AGENTS.md`); or its import waits for the
+            // user's approval, which that import's own warning says.
+            Outcome::Shadowed { .. } if reached_otherwise(f, files, disk) => continue,
             Outcome::Shadowed { by } => (
                 K::Shadowed,
                 format!("never read: {} is read instead", name(by)),
             ),
             Outcome::Skipped(Skip::NotFound) => (
+                K::UnresolvedImport,
+                format!("{}no such file", by_parent(f)),
+            ),
+            // Approving an import of nothing loads nothing.
+            Outcome::Skipped(Skip::Outside) if disk.metadata(&f.path).is_err() => (
                 K::UnresolvedImport,
                 format!("{}no such file", by_parent(f)),
             ),
@@ -365,6 +375,19 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
         };
         found.add(warning(kind, agent, f, message, chain));
     }
+}
+
+/// Whether another entry of the chain leads to the same file as `file` (an
+/// import of it, or a link to it) and is sent, or is an import left outside
+/// the working directory (sent once the user approves it).
+fn reached_otherwise(file: &ContextFile, files: &[ContextFile], disk: &dyn Disk) -> bool {
+    let target = disk.canonicalize(&file.path).ok();
+    files.iter().any(|g| {
+        (g.is_sent() || g.outcome == Outcome::Skipped(Skip::Outside))
+            && !std::ptr::eq(g, file)
+            && (g.path == file.path
+                || target.is_some() && disk.canonicalize(&g.path).ok() == target)
+    })
 }
 
 /// Whether the file an import names is the importer or one of the files
@@ -537,7 +560,7 @@ fn over_recommended<'a>(
         };
         if chars > max {
             let message = format!(
-                "{chars} characters: Claude Code warns past {max} (on 200k-token models) that a file this large will impact performance"
+                "{chars} characters: an interactive Claude Code session warns past {max} (on 200k-token models) that a file this large will impact performance (`claude -p` does not)"
             );
             found.add(warning(
                 AgentWarningKind::OverRecommended,
@@ -592,7 +615,7 @@ fn claude_rules(agent: &AgentChains, files: &Files, disk: &dyn Disk, found: &mut
                     found.add(lint(
                         AgentWarningKind::DeadScope,
                         format!(
-                            "`paths:` {} matches no file under {}: the rule never loads",
+                            "`paths:` {} matches no file under {} today: the rule does not load at start, and loads only once the agent reads or writes a matching path",
                             super::lint::listed(&scope.patterns),
                             found.name(base)
                         ),
