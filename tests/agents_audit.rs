@@ -940,6 +940,61 @@ fn not_shared_is_a_rule_one_agent_gets_and_another_does_not() {
 }
 
 #[test]
+fn not_shared_says_why_the_other_agent_sends_nothing_of_it() {
+    let repo = Repo::new();
+    repo.write("AGENTS.md", "shared rules @nothing\n")
+        .write("CLAUDE.md", "claude rules @AGENTS.md\n")
+        .write("api/AGENTS.override.md", "override\n")
+        .write("api/AGENTS.md", "api rules\n")
+        .write("svc/x.md", "x\n")
+        .write("only/AGENTS.md", "only\n")
+        .write("notes/CLAUDE.md", "notes\n");
+    let tree = repo.audit(&[Agent::Codex, Agent::ClaudeCode, Agent::Pi]);
+    let messages = |rel: &str, agent: &str| -> Vec<String> {
+        tree.warnings
+            .iter()
+            .filter(|w| {
+                w.kind == AgentWarningKind::NotShared
+                    && w.agent == agent
+                    && w.path == tree.root.join(rel)
+            })
+            .map(|w| w.message.clone())
+            .collect()
+    };
+    // pi takes AGENTS.md over CLAUDE.md: the file is there.
+    let pi = messages("CLAUDE.md", "pi");
+    assert!(
+        pi.iter()
+            .any(|m| m.ends_with("(pi reads AGENTS.md there instead)")),
+        "{pi:?}"
+    );
+    // Codex takes the override, where pi reads api/AGENTS.md.
+    let codex = messages("api/AGENTS.md", "codex");
+    assert_eq!(
+        codex,
+        ["pi loads it; codex does not when started in the same directory (codex reads AGENTS.override.md instead)"]
+    );
+    // Started in svc/, the root's import of AGENTS.md waits for approval.
+    let outside = messages("AGENTS.md", "claude-code");
+    assert!(
+        outside.iter().any(|m| m.ends_with(
+            "(its import of it lies outside the working directory: sent once the user approves it)"
+        )),
+        "{outside:?}"
+    );
+    // Claude Code reads CLAUDE.md files, never an AGENTS.md.
+    assert_eq!(
+        messages("only/AGENTS.md", "claude-code"),
+        ["codex and pi load it; claude-code does not when started in the same directory (claude-code reads CLAUDE.md instead)"]
+    );
+    // Nothing of it in Codex's chain, nor from its directory: the old words.
+    assert_eq!(
+        messages("notes/CLAUDE.md", "codex"),
+        ["claude-code and pi load it; codex does not when started in the same directory (no such file there, no import of it, no copy of its text)"]
+    );
+}
+
+#[test]
 fn every_kind_has_a_stable_name_and_is_a_gate() {
     let names: Vec<&str> = AgentWarningKind::ALL.iter().map(|k| k.as_str()).collect();
     assert_eq!(

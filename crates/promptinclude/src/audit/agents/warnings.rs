@@ -662,9 +662,10 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
     // Each agent's chain for each directory, with what the chain sends:
     // the files its paths lead to, and their texts.
     // (Numbers, sorted: a chain sends a few files.)
-    struct Sent {
+    struct Sent<'c> {
         targets: Vec<u32>,
         texts: Vec<u32>,
+        chain: &'c Chain,
     }
     let sent_by = |chain: &'a Chain| {
         let ids = chain
@@ -681,6 +682,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
         Sent {
             targets: sorted(ids.clone().map(|id| id.target_id).collect()),
             texts: sorted(ids.filter_map(|id| id.text_id).collect()),
+            chain,
         }
     };
     // Only where a chain starts is asked about: each agent's chain there.
@@ -688,7 +690,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
         .iter()
         .flat_map(|a| a.chains.iter().map(|c| bytes(&c.start)))
         .collect();
-    let at: Vec<FxHashMap<&[u8], Rc<Sent>>> = agents
+    let at: Vec<FxHashMap<&[u8], Rc<Sent<'a>>>> = agents
         .iter()
         .map(|a| {
             let mut at = FxHashMap::with_capacity_and_hasher(starts.len(), Default::default());
@@ -710,20 +712,22 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                 .text_id
                 .is_some_and(|t| sent.texts.binary_search(&t).is_ok())
     };
-    // For each (file, agent that misses it): where, and who loads it there.
+    // For each (file, agent that misses it, why): where, and who loads it
+    // there.
     struct Miss {
         path: PathBuf,
         missed_by: &'static str,
+        why: String,
         loaded_by: BTreeSet<&'static str>,
         dirs: Vec<PathBuf>,
     }
     let mut misses: Vec<Miss> = Vec::new();
-    let mut index: FxHashMap<(u32, &'static str), usize> = FxHashMap::default();
+    let mut index: FxHashMap<(u32, &'static str, String), usize> = FxHashMap::default();
     for (a, agent) in agents.iter().enumerate() {
         for chain in &agent.chains {
             // What each agent sends where this chain starts (nothing asked
             // of the chain's own agent), looked up once for all its files.
-            let there: Vec<Option<&Rc<Sent>>> = at
+            let there: Vec<Option<&Rc<Sent<'a>>>> = at
                 .iter()
                 .enumerate()
                 .map(|(b, at)| at.get(bytes(&chain.start)).filter(|_| b != a))
@@ -736,14 +740,17 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
             for f in project {
                 let want = &ids[bytes(&f.path)];
                 for (other, there) in agents.iter().zip(&there) {
-                    if there.is_none_or(|c| sends(c, want)) {
+                    let Some(there) = there.filter(|c| !sends(c, want)) else {
                         continue;
-                    }
+                    };
                     let missed_by = other.agent.name();
-                    let i = *index.entry((want.target_id, missed_by)).or_insert_with(|| {
+                    let why = why_not_sent(&f.path, there.chain, other.agent);
+                    let key = (want.target_id, missed_by, why);
+                    let i = *index.entry(key.clone()).or_insert_with(|| {
                         misses.push(Miss {
                             path: f.path.clone(),
                             missed_by,
+                            why: key.2,
                             loaded_by: BTreeSet::new(),
                             dirs: Vec::new(),
                         });
@@ -772,14 +779,56 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
             path: miss.path,
             line: None,
             message: format!(
-                "{} {verb} it; {} does not when started in the same directory (no such file there, no import of it, no copy of its text)",
+                "{} {verb} it; {} does not when started in the same directory ({})",
                 english_list(&loaded_by),
-                miss.missed_by
+                miss.missed_by,
+                miss.why
             ),
             dirs: miss.dirs,
             lint_only: false,
         });
     }
+}
+
+/// Why `agent`'s `chain` sends nothing of the file at `path` (which another
+/// agent started in the same directory sends): what the chain says of that
+/// file, or of another file it reads from the same directory instead, or
+/// of a chain that sends no project file; else that there is nothing of
+/// it to send.
+fn why_not_sent(path: &Path, chain: &Chain, agent: Agent) -> String {
+    let files = &chain.context.files;
+    let name = |p: &Path| {
+        p.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    };
+    // An import waiting for approval says more than the shadow beside it.
+    let entries = || files.iter().filter(|f| f.path == path);
+    let waiting = entries().find(|f| f.outcome == Outcome::Skipped(Skip::Outside));
+    if let Some(entry) = waiting.or_else(|| entries().next()) {
+        return match &entry.outcome {
+            Outcome::Shadowed { by } => format!("{} reads {} instead", agent.name(), name(by)),
+            Outcome::Skipped(Skip::Outside) => {
+                "its import of it lies outside the working directory: sent once the user approves it"
+                    .to_string()
+            }
+            outcome => format!("it is {} there", crate::agents::report::status(outcome)),
+        };
+    }
+    let dir = path.parent();
+    if let Some(instead) = files.iter().find(|f| f.is_sent() && f.path.parent() == dir) {
+        return format!(
+            "{} reads {} there instead",
+            agent.name(),
+            name(&instead.path)
+        );
+    }
+    // A chain that sends no project file at all: what its notes say (an
+    // untrusted Gemini CLI folder).
+    let sends_project = files.iter().any(|f| f.is_sent() && f.role == Role::Project);
+    if let Some(note) = chain.context.notes.first().filter(|_| !sends_project) {
+        return note.clone();
+    }
+    "no such file there, no import of it, no copy of its text".to_string()
 }
 
 #[cfg(test)]
