@@ -73,6 +73,15 @@ fn of_kind(tree: &TreeAudit, kind: AgentWarningKind) -> Vec<(&'static str, Strin
         .collect()
 }
 
+/// The messages of `agent`'s warnings of `kind` about the file at `rel`.
+fn messages(tree: &TreeAudit, kind: AgentWarningKind, agent: &str, rel: &str) -> Vec<String> {
+    tree.warnings
+        .iter()
+        .filter(|w| w.kind == kind && w.agent == agent && w.path == tree.root.join(rel))
+        .map(|w| w.message.clone())
+        .collect()
+}
+
 fn find<'a>(tree: &'a TreeAudit, kind: AgentWarningKind, rel: &str) -> &'a AgentWarning {
     tree.warnings
         .iter()
@@ -617,22 +626,18 @@ fn an_import_of_nothing_outside_the_working_directory_is_no_such_file() {
         .write("real.md", "real\n")
         .write("svc/x.md", "x\n");
     let tree = repo.audit(&[Agent::ClaudeCode]);
-    let unresolved: Vec<(&str, &str)> = tree
-        .warnings
-        .iter()
-        .filter(|w| w.kind == AgentWarningKind::UnresolvedImport)
-        .map(|w| {
-            let rel = w.path.strip_prefix(&tree.root).unwrap().to_str().unwrap();
-            (rel, w.message.as_str())
-        })
-        .collect();
+    let unresolved = of_kind(&tree, AgentWarningKind::UnresolvedImport);
     assert_eq!(unresolved.len(), 2, "{unresolved:?}");
-    assert!(unresolved
-        .iter()
-        .any(|(p, m)| *p == "nope.md" && m.ends_with("no such file")));
-    assert!(unresolved
-        .iter()
-        .any(|(p, m)| *p == "real.md" && m.contains("without the user's approval")));
+    let kind = AgentWarningKind::UnresolvedImport;
+    assert_eq!(
+        messages(&tree, kind, "claude-code", "nope.md"),
+        ["imported by CLAUDE.md: no such file"]
+    );
+    let real = messages(&tree, kind, "claude-code", "real.md");
+    assert!(
+        real.len() == 1 && real[0].contains("without the user's approval"),
+        "{real:?}"
+    );
 }
 
 #[test]
@@ -950,17 +955,8 @@ fn not_shared_says_why_the_other_agent_sends_nothing_of_it() {
         .write("only/AGENTS.md", "only\n")
         .write("notes/CLAUDE.md", "notes\n");
     let tree = repo.audit(&[Agent::Codex, Agent::ClaudeCode, Agent::Pi]);
-    let messages = |rel: &str, agent: &str| -> Vec<String> {
-        tree.warnings
-            .iter()
-            .filter(|w| {
-                w.kind == AgentWarningKind::NotShared
-                    && w.agent == agent
-                    && w.path == tree.root.join(rel)
-            })
-            .map(|w| w.message.clone())
-            .collect()
-    };
+    let messages =
+        |rel: &str, agent: &str| messages(&tree, AgentWarningKind::NotShared, agent, rel);
     // pi takes AGENTS.md over CLAUDE.md: the file is there.
     let pi = messages("CLAUDE.md", "pi");
     assert!(
