@@ -23,8 +23,9 @@
 //!   in `.git` is read, nothing outside the root;
 //! * a file a repository's file imports is the repository's choice, like a
 //!   file only a widened `name_pattern` reaches: read only when `HEAD`
-//!   holds it with the content on disk. The name a kept file states is
-//!   kept, found or not.
+//!   holds it with the content on disk. That holds for the imports of a
+//!   `CLAUDE.local.md` too, which a repository can commit as well. The
+//!   name a kept file states is kept, found or not.
 
 use std::collections::HashSet;
 use std::os::unix::ffi::OsStrExt;
