@@ -43,8 +43,9 @@ pub enum Withheld {
     /// The repository's configuration widened `name_pattern`, and git's
     /// `HEAD` does not hold this file.
     NotCommitted,
-    /// The file is reached through a link, and the root is not in a git
-    /// repository: no link can be shown to be the committer's.
+    /// The file is reached through a link, and the root is in no git
+    /// repository with a commit: no link can be shown to be the
+    /// committer's.
     LinkWithoutRepository,
     /// A link on the way to the file (this one) is not the link `HEAD`
     /// holds at its path.
@@ -95,7 +96,7 @@ impl std::fmt::Display for Withheld {
                 "the project's configuration widens name_pattern, and git's HEAD does not hold this file",
             ),
             Withheld::LinkWithoutRepository => f.write_str(
-                "it is reached through a link, and the root is not in a git repository: no link is read",
+                "it is reached through a link, and the root is in no git repository with a commit: no link is read",
             ),
             Withheld::LinkNotCommitted(link) => write!(
                 f,
