@@ -641,6 +641,27 @@ fn an_import_of_nothing_outside_the_working_directory_is_no_such_file() {
 }
 
 #[test]
+fn gemini_refuses_an_import_outside_as_a_traversal_with_no_approval_to_wait_for() {
+    let repo = Repo::new();
+    repo.write("GEMINI.md", "rules @../above.md\n");
+    write(&repo.root.parent().unwrap().join("above.md"), "above\n");
+    let tree = repo.audit(&[Agent::Gemini]);
+    let above = tree
+        .warnings
+        .iter()
+        .find(|w| w.kind == AgentWarningKind::UnresolvedImport && w.agent == "gemini")
+        .unwrap_or_else(|| panic!("{:#?}", tree.warnings));
+    assert!(
+        above
+            .message
+            .contains("which it refuses as a path traversal")
+            && !above.message.contains("approval"),
+        "{}",
+        above.message
+    );
+}
+
+#[test]
 fn dead_scopes_for_claude_cursor_and_copilot() {
     let repo = Repo::new();
     repo.write(
@@ -974,7 +995,7 @@ fn not_shared_says_why_the_other_agent_sends_nothing_of_it() {
     let outside = messages("AGENTS.md", "claude-code");
     assert!(
         outside.iter().any(|m| m.ends_with(
-            "(its import of it lies outside the working directory: sent once the user approves it)"
+            "(its import of it lies outside the working directory, which claude-code does not follow without the user's approval)"
         )),
         "{outside:?}"
     );

@@ -350,18 +350,15 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
                 K::UnresolvedImport,
                 format!("{}no such file", by_parent(f)),
             ),
-            // Approving an import of nothing loads nothing.
-            Outcome::Skipped(Skip::Outside) if disk.metadata(&f.path).is_err() => (
-                K::UnresolvedImport,
-                format!("{}no such file", by_parent(f)),
-            ),
+            // Claude Code: approving an import of nothing loads nothing.
+            Outcome::Skipped(Skip::Outside)
+                if agent == Agent::ClaudeCode && disk.metadata(&f.path).is_err() =>
+            {
+                (K::UnresolvedImport, format!("{}no such file", by_parent(f)))
+            }
             Outcome::Skipped(Skip::Outside) => (
                 K::UnresolvedImport,
-                format!(
-                    "{}outside the working directory, which {} does not follow without the user's approval",
-                    by_parent(f),
-                    agent.name()
-                ),
+                format!("{}{}", by_parent(f), outside_words(agent)),
             ),
             Outcome::Skipped(Skip::TooDeep) => (
                 K::ImportTooDeep,
@@ -374,6 +371,24 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
             _ => continue,
         };
         found.add(warning(kind, agent, f, message, chain));
+    }
+}
+
+/// Where an import `agent` leaves out lies, and what would change that:
+/// Claude Code follows an import outside the working directory once the
+/// user approves external imports (a session without the approval is what
+/// is modelled); Gemini CLI refuses one outside the directories it reads
+/// from as a path traversal, whatever the user says.
+fn outside_words(agent: Agent) -> String {
+    match agent {
+        Agent::ClaudeCode => format!(
+            "outside the working directory, which {} does not follow without the user's approval",
+            agent.name()
+        ),
+        _ => format!(
+            "outside the directories {} imports from, which it refuses as a path traversal",
+            agent.name()
+        ),
     }
 }
 
@@ -808,8 +823,7 @@ fn why_not_sent(path: &Path, chain: &Chain, agent: Agent) -> String {
         return match &entry.outcome {
             Outcome::Shadowed { by } => format!("{} reads {} instead", agent.name(), name(by)),
             Outcome::Skipped(Skip::Outside) => {
-                "its import of it lies outside the working directory: sent once the user approves it"
-                    .to_string()
+                format!("its import of it lies {}", outside_words(agent))
             }
             outcome => format!("it is {} there", crate::agents::report::status(outcome)),
         };
