@@ -63,8 +63,7 @@ impl Committed {
     pub(crate) fn holds_link(&self, rel: &Path, target: &[u8]) -> bool {
         #[cfg(feature = "git")]
         {
-            self.head()
-                .is_some_and(|mut head| head.holds_link(rel, target))
+            self.head().holds_link(rel, target)
         }
         #[cfg(not(feature = "git"))]
         {
@@ -73,58 +72,55 @@ impl Committed {
         }
     }
 
-    /// Whether `HEAD` holds a regular file at `rel`.
-    pub(crate) fn holds_file(&self, rel: &Path) -> bool {
+    /// The regular file `HEAD` holds at `rel`, if it holds one there (not
+    /// nothing, a link, a directory or a submodule).
+    pub(crate) fn file(&self, rel: &Path) -> Option<HeadFile> {
         #[cfg(feature = "git")]
         {
-            self.head().is_some_and(|head| head.file_id(rel).is_some())
+            let blob = self.head().file_blob(rel)?;
+            Some(HeadFile {
+                rel: rel.to_path_buf(),
+                blob,
+            })
         }
         #[cfg(not(feature = "git"))]
         {
             let _ = rel;
-            false
+            None
         }
     }
 
-    /// What `HEAD` says of a regular file at `rel` whose bytes are `bytes`.
-    pub(crate) fn file(&self, rel: &Path, bytes: &[u8]) -> FileInHead {
+    /// Whether `bytes`, converted as `git add` would convert them, are
+    /// `file`'s blob: the content is the committer's.
+    pub(crate) fn matches(&self, file: &HeadFile, bytes: &[u8]) -> bool {
         #[cfg(feature = "git")]
         {
-            match self.head() {
-                Some(mut head) => head.file(rel, bytes),
-                None => FileInHead::Absent,
-            }
+            self.head().matches(&file.rel, file.blob, bytes)
         }
         #[cfg(not(feature = "git"))]
         {
-            let _ = (rel, bytes);
-            FileInHead::Absent
+            let _ = (file, bytes);
+            false
         }
     }
 
     /// The repository, locked (a panic elsewhere leaves nothing half-done
     /// in it that a later question could trust less: it only reads).
     #[cfg(feature = "git")]
-    fn head(&self) -> Option<std::sync::MutexGuard<'_, Head>> {
-        Some(
-            self.head
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()),
-        )
+    fn head(&self) -> std::sync::MutexGuard<'_, Head> {
+        self.head
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-/// What `HEAD` holds at a file's path, against the file's content.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-// Without the `git` feature nothing is ever in `HEAD`.
-#[cfg_attr(not(feature = "git"), allow(dead_code))]
-pub(crate) enum FileInHead {
-    /// A regular file whose blob is the content, converted as `git add` would.
-    Same,
-    /// A regular file with other content.
-    Changed,
-    /// No regular file (nothing, a link, a directory, a submodule).
-    Absent,
+/// A regular file `HEAD` holds: its path in the repository, and its blob.
+pub(crate) struct HeadFile {
+    /// Relative to the work tree's top.
+    #[cfg_attr(not(feature = "git"), allow(dead_code))]
+    rel: PathBuf,
+    #[cfg(feature = "git")]
+    blob: gix::hash::ObjectId,
 }
 
 #[cfg(feature = "git")]
@@ -136,8 +132,6 @@ mod head {
 
     use gix::hash::ObjectId;
     use gix::objs::tree::EntryKind;
-
-    use super::FileInHead;
 
     /// The repository opened at `HEAD`'s tree, with the conversion `git
     /// add` applies (its drivers removed).
@@ -171,7 +165,7 @@ mod head {
             Some((entry.mode().kind(), entry.object_id()))
         }
 
-        pub(super) fn holds_link(&mut self, rel: &Path, target: &[u8]) -> bool {
+        pub(super) fn holds_link(&self, rel: &Path, target: &[u8]) -> bool {
             match self.entry(rel) {
                 Some((EntryKind::Link, id)) => self
                     .repo
@@ -182,21 +176,16 @@ mod head {
         }
 
         /// The blob of the regular file `HEAD` holds at `rel`.
-        pub(super) fn file_id(&self, rel: &Path) -> Option<ObjectId> {
+        pub(super) fn file_blob(&self, rel: &Path) -> Option<ObjectId> {
             match self.entry(rel) {
                 Some((EntryKind::Blob | EntryKind::BlobExecutable, id)) => Some(id),
                 _ => None,
             }
         }
 
-        pub(super) fn file(&mut self, rel: &Path, bytes: &[u8]) -> FileInHead {
-            let Some(id) = self.file_id(rel) else {
-                return FileInHead::Absent;
-            };
-            match self.clean_id(rel, bytes, id) {
-                Some(clean) if clean == id => FileInHead::Same,
-                _ => FileInHead::Changed,
-            }
+        /// Whether `bytes` at `rel`, converted as `git add` would, are `blob`.
+        pub(super) fn matches(&mut self, rel: &Path, blob: ObjectId, bytes: &[u8]) -> bool {
+            self.clean_id(rel, bytes, blob) == Some(blob)
         }
 
         /// The blob id `git add` would give `bytes` at `rel` (`None`: the

@@ -44,7 +44,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::committed::{Committed, FileInHead};
+use crate::committed::{Committed, HeadFile};
 use crate::discover::fnmatch::NamePattern;
 use crate::discover::Candidate;
 pub use crate::read::Withheld;
@@ -291,11 +291,9 @@ impl Guard {
             return Err(Withheld::TooLarge { bytes: len, cap });
         }
         let bytes = read_capped(file, len, cap)?;
-        if let (Some((head, in_repo)), Ok(bytes)) = (in_head, &bytes) {
-            match head.file(&in_repo, bytes) {
-                FileInHead::Same => {}
-                FileInHead::Changed => return Err(Withheld::ChangedSinceCommit(real)),
-                FileInHead::Absent => return Err(not_committed(real, through_link)),
+        if let (Some((head, in_head)), Ok(bytes)) = (in_head, &bytes) {
+            if !head.matches(&in_head, bytes) {
+                return Err(Withheld::ChangedSinceCommit(real));
             }
         }
         Ok(bytes)
@@ -312,15 +310,15 @@ impl Guard {
     }
 
     /// For a file that must be the committer's (opened at `real`, its path
-    /// `rel` below the root): `HEAD`, and the file's path in the repository,
-    /// once every link on the way (`through_link`) is the link `HEAD` holds
-    /// and `HEAD` holds a file there. Its content is compared once read.
+    /// `rel` below the root): `HEAD`, and the file it holds there, once
+    /// every link on the way (`through_link`) is the link `HEAD` holds. Its
+    /// content is compared once read.
     fn committed_file(
         &self,
         rel: Option<&Path>,
         real: &Path,
         through_link: bool,
-    ) -> Result<(&Committed, PathBuf), Withheld> {
+    ) -> Result<(&Committed, HeadFile), Withheld> {
         let Some(head) = self.committed() else {
             return Err(if through_link {
                 Withheld::LinkWithoutRepository
@@ -340,9 +338,13 @@ impl Guard {
                 ));
             }
         }
-        match real.strip_prefix(head.top()) {
-            Ok(in_repo) if head.holds_file(in_repo) => Ok((head, in_repo.to_path_buf())),
-            _ => Err(not_committed(real.to_path_buf(), through_link)),
+        let in_head = real
+            .strip_prefix(head.top())
+            .ok()
+            .and_then(|in_repo| head.file(in_repo));
+        match in_head {
+            Some(file) => Ok((head, file)),
+            None => Err(not_committed(real.to_path_buf(), through_link)),
         }
     }
 
