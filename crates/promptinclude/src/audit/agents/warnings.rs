@@ -761,16 +761,20 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                     let missed_by = other.agent.name();
                     let why = why_not_sent(&f.path, there.chain, other.agent);
                     let key = (want.target_id, missed_by, why);
-                    let i = *index.entry(key.clone()).or_insert_with(|| {
-                        misses.push(Miss {
-                            path: f.path.clone(),
-                            missed_by,
-                            why: key.2,
-                            loaded_by: BTreeSet::new(),
-                            dirs: Vec::new(),
-                        });
-                        misses.len() - 1
-                    });
+                    let i = match index.get(&key) {
+                        Some(&i) => i,
+                        None => {
+                            misses.push(Miss {
+                                path: f.path.clone(),
+                                missed_by,
+                                why: key.2.clone(),
+                                loaded_by: BTreeSet::new(),
+                                dirs: Vec::new(),
+                            });
+                            index.insert(key, misses.len() - 1);
+                            misses.len() - 1
+                        }
+                    };
                     let miss = &mut misses[i];
                     miss.loaded_by.insert(agent.agent.name());
                     // By bytes: `Path`'s equality parses components.
