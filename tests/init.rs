@@ -48,7 +48,12 @@ impl Place {
 
     /// `promptinclude init ARGS --bin BIN` with this home, in the project.
     fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = common::command(common::binary());
+        self.command_of(&common::binary(), args)
+    }
+
+    /// [`Place::command`], running the binary at `binary`.
+    fn command_of(&self, binary: &Path, args: &[&str]) -> Command {
+        let mut cmd = common::command(binary);
         cmd.arg("init")
             .args(args)
             .args(["--bin", BIN])
@@ -406,12 +411,21 @@ fn an_unwritable_directory_is_an_error_that_names_the_file() {
     fs::write(place.settings(), old).unwrap();
     let claude = place.home.join(".claude");
     fs::set_permissions(&claude, fs::Permissions::from_mode(0o555)).unwrap();
-    let mut cmd = place.command(&["claude-code", "--user"]);
+    let args = ["claude-code", "--user"];
     // SAFETY: a plain query of our own credentials.
-    if unsafe { libc::geteuid() } == 0 {
-        // Root writes anywhere: run as nobody, for whom the directory is read-only.
+    let mut cmd = if unsafe { libc::geteuid() } == 0 {
+        // Root writes anywhere: run as nobody, for whom the directory is
+        // read-only. Nobody may not reach the build's own directory (a
+        // clone in a 0700 temporary directory): a copy in the place, which
+        // others can read, runs instead.
+        let copy = place.home.parent().unwrap().join("promptinclude");
+        fs::copy(common::binary(), &copy).unwrap();
+        let mut cmd = place.command_of(&copy, &args);
         cmd.uid(65534).gid(65534);
-    }
+        cmd
+    } else {
+        place.command(&args)
+    };
     let o = cmd.output().unwrap();
     fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
