@@ -982,14 +982,14 @@ fn not_shared_says_why_the_other_agent_sends_nothing_of_it() {
     let pi = messages("CLAUDE.md", "pi");
     assert!(
         pi.iter()
-            .any(|m| m.ends_with("(pi reads AGENTS.md there instead)")),
+            .any(|m| m.ends_with("(pi reads AGENTS.md instead)")),
         "{pi:?}"
     );
     // Codex takes the override, where pi reads api/AGENTS.md.
     let codex = messages("api/AGENTS.md", "codex");
     assert_eq!(
         codex,
-        ["pi loads it; codex does not when started in the same directory (codex reads AGENTS.override.md instead)"]
+        ["pi loads it; codex does not when started in the same directory (codex reads api/AGENTS.override.md instead)"]
     );
     // Started in svc/, the root's import of AGENTS.md waits for approval.
     let outside = messages("AGENTS.md", "claude-code");
@@ -999,16 +999,88 @@ fn not_shared_says_why_the_other_agent_sends_nothing_of_it() {
         )),
         "{outside:?}"
     );
-    // Claude Code reads CLAUDE.md files, never an AGENTS.md.
+    // Where a CLAUDE.md loads, Claude Code reads no AGENTS.md: the file it
+    // reads is named from the root, as in every message.
     assert_eq!(
         messages("only/AGENTS.md", "claude-code"),
         ["codex and pi load it; claude-code does not when started in the same directory (claude-code reads CLAUDE.md instead)"]
+    );
+    let api = messages("api/AGENTS.md", "claude-code");
+    assert!(
+        api.iter()
+            .any(|m| m.ends_with("(claude-code reads CLAUDE.md instead)")),
+        "{api:?}"
     );
     // Nothing of it in Codex's chain, nor from its directory: the old words.
     assert_eq!(
         messages("notes/CLAUDE.md", "codex"),
         ["claude-code and pi load it; codex does not when started in the same directory (no such file there, no import of it, no copy of its text)"]
     );
+}
+
+#[test]
+fn not_shared_names_only_agents_that_load_the_file_in_every_directory_it_lists() {
+    // pi reads `.claude/CLAUDE.md` only when started in `.claude/` (it is
+    // that directory's CLAUDE.md); Claude Code reads it everywhere. Gemini
+    // CLI reads neither: its warnings must not say "claude-code and pi" for
+    // the directories where pi does not.
+    let repo = Repo::new();
+    repo.write(".claude/CLAUDE.md", "dot claude\n")
+        .write("svc/x.md", "x\n");
+    let tree = repo.audit(&[Agent::ClaudeCode, Agent::Gemini, Agent::Pi]);
+    let gemini: Vec<_> = tree
+        .warnings
+        .iter()
+        .filter(|w| w.kind == AgentWarningKind::NotShared && w.agent == "gemini")
+        .filter(|w| w.path == repo.root.join(".claude/CLAUDE.md"))
+        .collect();
+    let both = gemini
+        .iter()
+        .find(|w| w.message.starts_with("claude-code and pi load it"))
+        .expect("a warning for .claude/ itself");
+    assert_eq!(both.dirs, [repo.root.join(".claude")], "{gemini:?}");
+    let one = gemini
+        .iter()
+        .find(|w| w.message.starts_with("claude-code loads it"))
+        .expect("a warning for the other directories");
+    // `svc/` loads what the root does: one chain, started at the root.
+    assert_eq!(one.dirs, [repo.root.clone()], "{gemini:?}");
+}
+
+#[test]
+fn a_pattern_that_can_match_nothing_never_loads_its_rule() {
+    // Checked against Claude Code (tests/agents/warnings.test.mjs): `[bad`
+    // and `./src/*.ts` load the rule for no path read, `src/[xy].ts` is a
+    // character class.
+    let repo = Repo::new();
+    repo.write(".claude/rules/bad.md", "---\npaths: [bad\n---\nB\n")
+        .write(
+            ".claude/rules/dot.md",
+            "---\npaths: [\"./src/*.ts\"]\n---\nD\n",
+        )
+        .write(
+            ".claude/rules/class.md",
+            "---\npaths: [\"src/[xy].ts\"]\n---\nC\n",
+        );
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    let dead = |rel: &str| messages(&tree, AgentWarningKind::DeadScope, "claude-code", rel);
+    assert_eq!(
+        dead(".claude/rules/bad.md"),
+        ["`paths:` \"[bad\" can match no path: the rule never loads"]
+    );
+    assert_eq!(
+        dead(".claude/rules/dot.md"),
+        ["`paths:` \"./src/*.ts\" can match no path: the rule never loads"]
+    );
+    assert!(dead(".claude/rules/class.md")[0]
+        .ends_with("loads only once the agent reads or writes a matching path"));
+    let bad = messages(
+        &tree,
+        AgentWarningKind::BadFrontMatter,
+        "claude-code",
+        ".claude/rules/bad.md",
+    );
+    assert_eq!(bad, ["\"[bad\" never matches: Claude Code matches no path against a pattern whose [ is not closed"]);
 }
 
 #[test]

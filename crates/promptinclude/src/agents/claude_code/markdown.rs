@@ -180,6 +180,10 @@ pub fn scope(text: &str) -> Option<Scope> {
             surprises.push(format!(
                 "{pattern:?} never matches: Claude Code matches paths from the rule's directory, which never start with ./"
             ));
+        } else if unclosed_bracket(pattern) {
+            surprises.push(format!(
+                "{pattern:?} never matches: Claude Code matches no path against a pattern whose [ is not closed"
+            ));
         } else if let Some(dir) = pattern
             .strip_suffix("/**")
             .filter(|d| !d.contains('/') && *d != "**")
@@ -204,6 +208,20 @@ pub fn scope(text: &str) -> Option<Scope> {
         },
         surprises,
     })
+}
+
+/// Whether a `paths:` pattern matches no path at all in Claude Code: one
+/// starting `./` (paths are matched from the rule's directory, without
+/// it), or one with a `[` never closed (checked against `claude` 2.x: `[bad`,
+/// `docs/[ab.md` load the rule for no path read).
+pub fn never_matches(pattern: &str) -> bool {
+    pattern.starts_with("./") || unclosed_bracket(pattern)
+}
+
+fn unclosed_bracket(pattern: &str) -> bool {
+    pattern
+        .find('[')
+        .is_some_and(|i| !pattern[i + 1..].contains(']'))
 }
 
 /// JavaScript truthiness of a loaded YAML value.

@@ -29,7 +29,7 @@
 
 mod markdown;
 
-pub use markdown::{scope as rule_scope, Scope as RuleScope};
+pub use markdown::{never_matches, scope as rule_scope, Scope as RuleScope};
 
 use std::ffi::{OsStr, OsString};
 use std::io;

@@ -3,7 +3,7 @@
 //! files: [`super::lint`]).
 
 use std::collections::hash_map::Entry;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -626,12 +626,17 @@ fn claude_rules(agent: &AgentChains, files: &Files, disk: &dyn Disk, found: &mut
             if scope.scoped {
                 let base = project_dir(&f.path);
                 let matched = super::lint::any_match(CLAUDE_PATHS, &scope.patterns, base, files);
-                if matched == Some(false) {
+                let listed = super::lint::listed(&scope.patterns);
+                if scope.patterns.iter().all(|p| claude_code::never_matches(p)) {
+                    found.add(lint(
+                        AgentWarningKind::DeadScope,
+                        format!("`paths:` {listed} can match no path: the rule never loads"),
+                    ));
+                } else if matched == Some(false) {
                     found.add(lint(
                         AgentWarningKind::DeadScope,
                         format!(
-                            "`paths:` {} matches no file under {} today: the rule does not load at start, and loads only once the agent reads or writes a matching path",
-                            super::lint::listed(&scope.patterns),
+                            "`paths:` {listed} matches no file under {} today: the rule does not load at start, and loads only once the agent reads or writes a matching path",
                             found.name(base)
                         ),
                     ));
@@ -701,22 +706,26 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
         }
     };
     // Only where a chain starts is asked about: each agent's chain there.
-    let starts: FxHashSet<&[u8]> = agents
+    // The directories in order, root first and depth first.
+    let mut starts: Vec<&'a Path> = agents
         .iter()
-        .flat_map(|a| a.chains.iter().map(|c| bytes(&c.start)))
+        .flat_map(|a| a.chains.iter().map(|c| c.start.as_path()))
         .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let asked: FxHashSet<&[u8]> = starts.iter().map(|d| bytes(d)).collect();
     let at: Vec<FxHashMap<&[u8], Rc<Sent<'a>>>> = agents
         .iter()
         .map(|a| {
-            let mut at = FxHashMap::with_capacity_and_hasher(starts.len(), Default::default());
+            let mut at = FxHashMap::with_capacity_and_hasher(asked.len(), Default::default());
             for c in &a.chains {
                 let sent = Rc::new(sent_by(c));
-                let asked = c
+                let dirs = c
                     .dirs
                     .iter()
                     .map(|d| bytes(d))
-                    .filter(|d| starts.contains(d));
-                at.extend(asked.map(|d| (d, Rc::clone(&sent))));
+                    .filter(|d| asked.contains(d));
+                at.extend(dirs.map(|d| (d, Rc::clone(&sent))));
             }
             at
         })
@@ -727,67 +736,75 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                 .text_id
                 .is_some_and(|t| sent.texts.binary_search(&t).is_ok())
     };
-    // For each (file, agent that misses it, why): where, and who loads it
-    // there.
+    // For each (file, agent that misses it, why, agents that load it): the
+    // directories where exactly those agents load it and that one misses it
+    // for that reason. A warning names only agents that load the file in
+    // every directory it lists.
     struct Miss {
         path: PathBuf,
         missed_by: &'static str,
         why: String,
-        loaded_by: BTreeSet<&'static str>,
+        loaded_by: Vec<&'static str>,
         dirs: Vec<PathBuf>,
     }
+    type Key = (u32, &'static str, String, Vec<&'static str>);
     let mut misses: Vec<Miss> = Vec::new();
-    let mut index: FxHashMap<(u32, &'static str, String), usize> = FxHashMap::default();
-    for (a, agent) in agents.iter().enumerate() {
-        for chain in &agent.chains {
-            // What each agent sends where this chain starts (nothing asked
-            // of the chain's own agent), looked up once for all its files.
-            let there: Vec<Option<&Rc<Sent<'a>>>> = at
-                .iter()
-                .enumerate()
-                .map(|(b, at)| at.get(bytes(&chain.start)).filter(|_| b != a))
-                .collect();
-            let project = chain
+    let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+    // In one directory: (file, index of the agent missing it) -> the file's
+    // path and the agents loading it.
+    let mut here: BTreeMap<(u32, usize), (&'a Path, BTreeSet<&'static str>)> = BTreeMap::new();
+    for start in &starts {
+        let chains: Vec<Option<&Rc<Sent<'a>>>> = at.iter().map(|at| at.get(bytes(start))).collect();
+        here.clear();
+        for (a, loader) in agents.iter().enumerate() {
+            let Some(sent) = chains[a] else {
+                continue;
+            };
+            let project = sent
+                .chain
                 .context
                 .files
                 .iter()
                 .filter(|f| f.role == Role::Project && f.is_sent());
             for f in project {
                 let want = &ids[bytes(&f.path)];
-                for (other, there) in agents.iter().zip(&there) {
-                    let Some(there) = there.filter(|c| !sends(c, want)) else {
+                for (b, other) in chains.iter().enumerate() {
+                    if b == a || other.is_none_or(|c| sends(c, want)) {
                         continue;
-                    };
-                    let missed_by = other.agent.name();
-                    let why = why_not_sent(&f.path, there.chain, other.agent);
-                    let key = (want.target_id, missed_by, why);
-                    let i = match index.get(&key) {
-                        Some(&i) => i,
-                        None => {
-                            misses.push(Miss {
-                                path: f.path.clone(),
-                                missed_by,
-                                why: key.2.clone(),
-                                loaded_by: BTreeSet::new(),
-                                dirs: Vec::new(),
-                            });
-                            index.insert(key, misses.len() - 1);
-                            misses.len() - 1
-                        }
-                    };
-                    let miss = &mut misses[i];
-                    miss.loaded_by.insert(agent.agent.name());
-                    // By bytes: `Path`'s equality parses components.
-                    if !miss.dirs.iter().any(|d| bytes(d) == bytes(&chain.start)) {
-                        miss.dirs.push(chain.start.clone());
                     }
+                    here.entry((want.target_id, b))
+                        .or_insert_with(|| (f.path.as_path(), BTreeSet::new()))
+                        .1
+                        .insert(loader.agent.name());
                 }
             }
         }
+        for (&(target, b), (path, loaded_by)) in &here {
+            let Some(other) = chains[b] else {
+                continue;
+            };
+            let missed_by = agents[b].agent.name();
+            let why = why_not_sent(path, other.chain, agents[b].agent, &found.root);
+            let key = (target, missed_by, why, loaded_by.iter().copied().collect());
+            let i = match index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    misses.push(Miss {
+                        path: path.to_path_buf(),
+                        missed_by,
+                        why: key.2.clone(),
+                        loaded_by: key.3.clone(),
+                        dirs: Vec::new(),
+                    });
+                    index.insert(key, misses.len() - 1);
+                    misses.len() - 1
+                }
+            };
+            misses[i].dirs.push(start.to_path_buf());
+        }
     }
     for miss in misses {
-        let loaded_by: Vec<&str> = miss.loaded_by.into_iter().collect();
-        let verb = if loaded_by.len() == 1 {
+        let verb = if miss.loaded_by.len() == 1 {
             "loads"
         } else {
             "load"
@@ -799,7 +816,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
             line: None,
             message: format!(
                 "{} {verb} it; {} does not when started in the same directory ({})",
-                english_list(&loaded_by),
+                english_list(&miss.loaded_by),
                 miss.missed_by,
                 miss.why
             ),
@@ -813,13 +830,10 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
 /// agent started in the same directory sends): what the chain says of that
 /// file, or of another file it reads from the same directory instead, or
 /// of a chain that sends no project file; else that there is nothing of
-/// it to send.
-fn why_not_sent(path: &Path, chain: &Chain, agent: Agent) -> String {
+/// it to send. Files are named from `root`, as every message names them.
+fn why_not_sent(path: &Path, chain: &Chain, agent: Agent, root: &Path) -> String {
     let files = &chain.context.files;
-    let name = |p: &Path| {
-        p.file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    };
+    let name = |p: &Path| super::shown_path(root, p).into_owned();
     // An import waiting for approval says more than the shadow beside it.
     let entries = || files.iter().filter(|f| f.path == path);
     let waiting = entries().find(|f| f.outcome == Outcome::Skipped(Skip::Outside));
@@ -834,11 +848,7 @@ fn why_not_sent(path: &Path, chain: &Chain, agent: Agent) -> String {
     }
     let dir = path.parent();
     if let Some(instead) = files.iter().find(|f| f.is_sent() && f.path.parent() == dir) {
-        return format!(
-            "{} reads {} there instead",
-            agent.name(),
-            name(&instead.path)
-        );
+        return format!("{} reads {} instead", agent.name(), name(&instead.path));
     }
     // A chain that sends no project file at all: what its notes say (an
     // untrusted Gemini CLI folder).
