@@ -605,7 +605,9 @@ fn a_shadowed_file_whose_text_is_sent_all_the_same_is_not_never_read() {
     );
     let outside = find(&tree, AgentWarningKind::UnresolvedImport, "AGENTS.md");
     assert!(
-        outside.message.contains("without the user's approval"),
+        outside
+            .message
+            .contains("once the user approves external imports"),
         "{}",
         outside.message
     );
@@ -635,7 +637,7 @@ fn an_import_of_nothing_outside_the_working_directory_is_no_such_file() {
     );
     let real = messages(&tree, kind, "claude-code", "real.md");
     assert!(
-        real.len() == 1 && real[0].contains("without the user's approval"),
+        real.len() == 1 && real[0].contains("once the user approves external imports"),
         "{real:?}"
     );
 }
@@ -995,7 +997,7 @@ fn not_shared_says_why_the_other_agent_sends_nothing_of_it() {
     let outside = messages("AGENTS.md", "claude-code");
     assert!(
         outside.iter().any(|m| m.ends_with(
-            "(its import of it lies outside the working directory, which claude-code does not follow without the user's approval)"
+            "(its import of it lies outside the working directory, which claude-code follows only once the user approves external imports for the project: its .claude.json holds no such approval, and an interactive session asks once)"
         )),
         "{outside:?}"
     );
@@ -1045,6 +1047,69 @@ fn not_shared_names_only_agents_that_load_the_file_in_every_directory_it_lists()
         .expect("a warning for the other directories");
     // `svc/` loads what the root does: one chain, started at the root.
     assert_eq!(one.dirs, [repo.root.clone()], "{gemini:?}");
+}
+
+#[test]
+fn the_users_approval_of_external_imports_is_read_from_the_home() {
+    // Issue 53's reproduction (checked against Claude Code by the
+    // context-claude edge cases `import-outside-cwd-approved*`): approved for
+    // the repository, `claude -p` started in svc/ sends the root CLAUDE.md's
+    // @AGENTS.md; approved for another project, it does not.
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "root rules @AGENTS.md\n")
+        .write("AGENTS.md", "shared rules\n")
+        .write("svc/x.md", "x\n");
+    let approve = |key: &Path| {
+        let config = format!(
+            "{{\"projects\": {{{:?}: {{\"hasClaudeMdExternalIncludesApproved\": true}}}}}}",
+            key.to_str().unwrap()
+        );
+        write(&repo.home.join(".claude.json"), config);
+    };
+    let in_svc = |tree: &TreeAudit| {
+        let chains = &tree.agents[0].chains;
+        let chain = chains
+            .iter()
+            .find(|c| c.dirs.contains(&repo.root.join("svc")))
+            .unwrap();
+        let agents_md = repo.root.join("AGENTS.md");
+        let entry = chain
+            .context
+            .files
+            .iter()
+            .find(|f| f.path == agents_md)
+            .unwrap();
+        agents::report::status(&entry.outcome)
+    };
+    let outside = |tree: &TreeAudit| {
+        messages(
+            tree,
+            AgentWarningKind::UnresolvedImport,
+            "claude-code",
+            "AGENTS.md",
+        )
+    };
+
+    let without = repo.audit(&[Agent::ClaudeCode]);
+    assert_eq!(in_svc(&without), "outside");
+    assert_eq!(outside(&without).len(), 1, "{:?}", without.warnings);
+
+    approve(&repo.root.join("elsewhere"));
+    let elsewhere = repo.audit(&[Agent::ClaudeCode]);
+    assert_eq!(in_svc(&elsewhere), "outside");
+
+    approve(&repo.root);
+    let approved = repo.audit(&[Agent::ClaudeCode, Agent::Codex]);
+    assert_eq!(in_svc(&approved), "loaded");
+    assert!(outside(&approved).is_empty(), "{:?}", approved.warnings);
+    // Codex's AGENTS.md is Claude Code's import now: shared.
+    let not_shared = messages(
+        &approved,
+        AgentWarningKind::NotShared,
+        "claude-code",
+        "AGENTS.md",
+    );
+    assert!(not_shared.is_empty(), "{not_shared:?}");
 }
 
 #[test]

@@ -18,7 +18,8 @@
 // .claude/AGENTS.md along, above, off and below the cwd's path;
 // .claude/rules trees (nested, symlinked in and out of the cwd, directories
 // named *.md, other extensions, `paths:` front matter in its many forms);
-// the user's CLAUDE.md and rules, in ~/.claude or CLAUDE_CONFIG_DIR;
+// the user's CLAUDE.md and rules, in ~/.claude or CLAUDE_CONFIG_DIR; the user's
+// approval of imports outside the cwd (~/.claude.json, under the project's key or another);
 // Markdown with code spans, fences, indented code, top-level and inline HTML
 // comments (CRLF too), front matter; `@path` imports that resolve, don't,
 // leave the cwd, go through `~/`, loop, repeat, go too deep, name
@@ -291,13 +292,16 @@ function genCase(rng) {
 
 	// The cwd: the directory, or the same directory through a symlink.
 	const cwd = cwdMaybeThroughLink(rng, put, route, 0.08);
-	return { files, cwd, configDir, disabled: rng.chance(0.02) };
+	// The user's approval of imports outside the working directory, filed
+	// under the project's key (its git root, else the cwd) or another.
+	const approval = rng.chance(0.3) ? rng.pick(["git-root", "git-root", "cwd", "other", "refused"]) : null;
+	return { files, cwd, configDir, disabled: rng.chance(0.02), approval };
 }
 
 // ---------------------------------------------------------------------------
 // The documented edge cases (docs/agents-context.md), each a named case.
 
-const edge = (name, spec) => ({ name: `edge-${name}`, spec: { files: {}, cwd: "tree", configDir: null, disabled: false, ...spec } });
+const edge = (name, spec) => ({ name: `edge-${name}`, spec: { files: {}, cwd: "tree", configDir: null, disabled: false, approval: null, ...spec } });
 const big = (n, tail) => `${"x ".repeat(n / 2)}${tail}\n`;
 const EDGE_CASES = [
 	edge("trimmed", { files: { "tree/CLAUDE.md": "\n  \n  X  \n\n  " } }),
@@ -366,6 +370,9 @@ const EDGE_CASES = [
 	edge("import-cycle", { files: { "tree/CLAUDE.md": "@a.md\n", "tree/a.md": "A @b.md\n", "tree/b.md": "B @a.md @CLAUDE.md\n" } }),
 	edge("import-depth-four", { files: { "tree/CLAUDE.md": "@1.md\n", "tree/1.md": "1 @2.md", "tree/2.md": "2 @3.md", "tree/3.md": "3 @4.md", "tree/4.md": "4 @5.md", "tree/5.md": "5 @6.md", "tree/6.md": "6" } }),
 	edge("import-outside-cwd", { files: { "tree/CLAUDE.md": "T @x.md @sub/y.md\n", "tree/x.md": "TX", "tree/sub/y.md": "SY", "tree/sub/CLAUDE.md": "S @../z.md @w.md\n", "tree/z.md": "TZ", "tree/sub/w.md": "SW" }, cwd: "tree/sub" }),
+	// The reproduction of issue 53: approved, `claude -p` in sub/ follows the root's imports.
+	edge("import-outside-cwd-approved", { files: { "tree/.git": { gitInit: true }, "tree/CLAUDE.md": "T @AGENTS.md\n", "tree/AGENTS.md": "AG\n", "tree/sub/CLAUDE.md": "S @../z.md\n", "tree/z.md": "TZ" }, cwd: "tree/sub", approval: "git-root" }),
+	edge("import-outside-cwd-approved-elsewhere", { files: { "tree/.git": { gitInit: true }, "tree/CLAUDE.md": "T @AGENTS.md\n", "tree/AGENTS.md": "AG\n" }, cwd: "tree/sub", approval: "other" }),
 	edge("user-imports-anywhere", { files: { "home/.claude/CLAUDE.md": "U @~/hu.md @../../other/o.md\n", "home/hu.md": "HU", "other/o.md": "OO", "tree/CLAUDE.md": "P\n" } }),
 	edge("imported-files-stripped", { files: { "tree/CLAUDE.md": "@a.md @b.md @c.md\n", "tree/a.md": "---\nx: 1\n---\nA-BODY\n", "tree/b.md": "<!-- c -->\nB\n", "tree/c.md": "  \n" } }),
 	edge("import-from-a-linked-file", { files: { "tree/CLAUDE.md": { symlink: "$BASE/tree/docs/real.md" }, "tree/docs/real.md": "REAL @./sib.md\n", "tree/docs/sib.md": "FROM-THE-REAL-DIRECTORY\n", "tree/sib.md": "FROM-THE-LINK-DIRECTORY\n" } }),
@@ -416,6 +423,16 @@ function materialize(base, spec) {
 	const { home, cwd } = writeCase(base, spec);
 	const env = { HOME: home };
 	if (spec.configDir) env.CLAUDE_CONFIG_DIR = path.join(base, spec.configDir);
+	if (spec.approval) {
+		const real = fs.realpathSync(cwd);
+		let gitRoot = real;
+		while (!fs.existsSync(path.join(gitRoot, ".git")) && path.dirname(gitRoot) !== gitRoot) gitRoot = path.dirname(gitRoot);
+		if (!fs.existsSync(path.join(gitRoot, ".git"))) gitRoot = real;
+		const key = { "git-root": gitRoot, refused: gitRoot, cwd: real, other: path.join(base, "tree/elsewhere") }[spec.approval];
+		const config = { projects: { [key]: { hasClaudeMdExternalIncludesApproved: spec.approval !== "refused" } } };
+		fs.mkdirSync(env.CLAUDE_CONFIG_DIR ?? home, { recursive: true });
+		fs.writeFileSync(path.join(env.CLAUDE_CONFIG_DIR ?? home, ".claude.json"), `${JSON.stringify(config)}\n`);
+	}
 	if (spec.disabled) env.CLAUDE_CODE_DISABLE_CLAUDE_MDS = "1";
 	return { cwd, home, env };
 }

@@ -2,7 +2,8 @@
 // makes is checked against the real agents (Claude Code, Codex, Gemini CLI,
 // pi: sessions.mjs), started offline in the directories the warning names.
 //
-// Each case is a random monorepo (a git repository) in which every file
+// Each case is a random monorepo (a git repository, its external imports
+// sometimes approved for Claude Code in ~/.claude.json) in which every file
 // carries markers: `MK<n>A` at its start and `MK<n>Z` at its end, so what
 // an agent sent shows which files it sent, whole or cut. The audit runs
 // over the tree; from its warnings a bounded sample (every kind, up to
@@ -184,7 +185,15 @@ function genCase(rng) {
 			meta[from].copied = true;
 		}
 	}
-	return { dirs, files, meta, codexMaxBytes: rng.chance(0.5) ? rng.int(30, 300) : undefined, trusted: rng.chance(0.85) };
+	return {
+		dirs,
+		files,
+		meta,
+		codexMaxBytes: rng.chance(0.5) ? rng.int(30, 300) : undefined,
+		trusted: rng.chance(0.85),
+		// The user approved Claude Code's imports from outside the working directory for the repository.
+		approved: rng.chance(0.3),
+	};
 }
 
 /** Writes the case under `base` (a git repository `tree`, a `home` set up for every agent). */
@@ -204,6 +213,7 @@ function writeCase(base, spec) {
 	const home = path.join(base, "home");
 	fs.mkdirSync(home, { recursive: true });
 	agents.prepareHome(home, { codexMaxBytes: spec.codexMaxBytes });
+	if (spec.approved) fs.writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ projects: { [tree]: { hasClaudeMdExternalIncludesApproved: true } } }));
 	return { tree, home };
 }
 

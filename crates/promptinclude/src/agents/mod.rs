@@ -823,8 +823,8 @@ pub enum Skip {
     TooDeep,
     /// An import the agent already loaded (a cycle, or a repeat).
     Repeated,
-    /// An import outside the working directory, which the agent does not
-    /// follow without the user's approval.
+    /// An import outside where the agent follows imports
+    /// ([`report::outside_words`] says where, for each agent).
     Outside,
     /// The agent reads it, but the unattended policy keeps what was read
     /// from it out of this report ([`unattended`]); why.

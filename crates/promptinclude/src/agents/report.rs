@@ -33,8 +33,28 @@ pub fn status(outcome: &Outcome) -> &'static str {
     }
 }
 
-/// What the outcome means, for the text report.
-fn detail(outcome: &Outcome) -> String {
+/// Where an import `agent` leaves out ([`Skip::Outside`]) lies, and what
+/// would change that, in the words every output uses: Claude Code follows
+/// an import outside the working directory once the user approves external
+/// imports for the project (read from its `.claude.json`: the status is
+/// `outside` only where that approval is not given); Gemini CLI refuses one
+/// outside the directories it reads from as a path traversal, whatever the
+/// user says.
+pub fn outside_words(agent: Agent) -> String {
+    match agent {
+        Agent::ClaudeCode => format!(
+            "outside the working directory, which {} follows only once the user approves external imports for the project: its .claude.json holds no such approval, and an interactive session asks once",
+            agent.name()
+        ),
+        _ => format!(
+            "outside the directories {} imports from, which it refuses as a path traversal",
+            agent.name()
+        ),
+    }
+}
+
+/// What the outcome means, for the text report of `agent`'s context.
+fn detail(outcome: &Outcome, agent: Agent) -> String {
     match outcome {
         Outcome::Loaded => String::new(),
         Outcome::Truncated { at, of } => format!(" (cut at byte {at} of {of})"),
@@ -56,9 +76,7 @@ fn detail(outcome: &Outcome) -> String {
         Outcome::Skipped(Skip::NotFound) => " (import: no such file)".to_string(),
         Outcome::Skipped(Skip::TooDeep) => " (import: nested too deep)".to_string(),
         Outcome::Skipped(Skip::Repeated) => " (import: already loaded)".to_string(),
-        Outcome::Skipped(Skip::Outside) => {
-            " (import outside where the agent follows imports: left out)".to_string()
-        }
+        Outcome::Skipped(Skip::Outside) => format!(" (import {}: left out)", outside_words(agent)),
         Outcome::Skipped(Skip::Withheld(why)) => {
             format!(" (the agent reads it; withheld from this report: {why})")
         }
@@ -131,7 +149,7 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
                 status(&file.outcome),
                 file.tokens,
                 shown(file.path.display().to_string()),
-                shown(detail(&file.outcome)),
+                shown(detail(&file.outcome, agent)),
             );
         }
     }

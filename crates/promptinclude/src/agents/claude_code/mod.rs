@@ -275,6 +275,9 @@ struct Walk<'a> {
     /// `/`, and most are not there).
     absent: Vec<(&'a Path, &'static str)>,
     skipped: Vec<ContextFile>,
+    /// Whether the user approved imports outside the working directory for
+    /// this project ([`external_imports_approved`]).
+    external: bool,
 }
 
 /// What Claude Code loads when started as `start` says.
@@ -307,6 +310,7 @@ pub(crate) fn context_writing(
         None => start.home.join(".claude"),
     };
     let user_md = config.join("CLAUDE.md");
+    let external = external_imports_approved(start, disk, &cwd);
     let dirs: Vec<&Path> = {
         let mut dirs: Vec<&Path> = ancestors(&cwd).filter(|d| parent(d).is_some()).collect();
         dirs.reverse();
@@ -320,6 +324,7 @@ pub(crate) fn context_writing(
         taken: FxHashSet::default(),
         absent: Vec::new(),
         skipped: Vec::new(),
+        external,
     };
     // What each directory's listing says is not there is not asked for.
     let listings: Vec<Option<Listing>> = dirs.iter().map(|d| disk.exact_listing(d)).collect();
@@ -353,6 +358,7 @@ pub(crate) fn context_writing(
         taken: FxHashSet::from_iter([strip_trailing_slashes(&user_md).into_os_string()]),
         absent: Vec::new(),
         skipped: Vec::new(),
+        external,
     };
     let claude_file = items.iter().find(|i| {
         i.kind != Kind::User
@@ -455,7 +461,10 @@ impl ParentFacts {
         let relative_config = start
             .config_dir
             .is_some_and(|d| !Path::new(d).is_absolute());
-        if relative_config || !rules_unlinked_up_from(disk, parent) {
+        // Whether imports leave the working directory depends on each
+        // start's project where the user approved some.
+        let approvals = !approved_projects(disk, &global_config(start, parent)).is_empty();
+        if relative_config || approvals || !rules_unlinked_up_from(disk, parent) {
             return decided(Likeness::Own);
         }
         let in_parent = Below::new(parent);
@@ -500,6 +509,65 @@ impl ParentFacts {
             Likeness::Own
         }
     }
+}
+
+/// Claude Code's global configuration file: `.claude.json` in
+/// `$CLAUDE_CONFIG_DIR`, else in the home directory.
+fn global_config(start: &Start<'_>, cwd: &Path) -> PathBuf {
+    match start.config_dir {
+        Some(dir) => normalize(&cwd.join(dir)).join(".claude.json"),
+        None => start.home.join(".claude.json"),
+    }
+}
+
+/// Whether the user approved imports outside the working directory for the
+/// project Claude Code started in `cwd` belongs to (the approval an
+/// interactive session asks for once): `projects[KEY]
+/// .hasClaudeMdExternalIncludesApproved` in [`global_config`], `KEY` being
+/// the nearest directory at or above `cwd` holding `.git`, else `cwd`.
+/// (A worktree's key is its main repository's in Claude Code: not
+/// modelled.)
+fn external_imports_approved(start: &Start<'_>, disk: &dyn Disk, cwd: &Path) -> bool {
+    let approved = approved_projects(disk, &global_config(start, cwd));
+    if approved.is_empty() {
+        return false;
+    }
+    let key = ancestors(cwd)
+        .find(|d| disk.symlink_metadata(&joined(d, ".git")).is_ok())
+        .unwrap_or(cwd);
+    approved.iter().any(|p| p == key)
+}
+
+/// The projects of Claude Code's global configuration `file` whose
+/// `hasClaudeMdExternalIncludesApproved` is set (JavaScript truthy), parsed
+/// once for all starts.
+fn approved_projects(disk: &dyn Disk, file: &Path) -> Arc<Vec<PathBuf>> {
+    derived(disk, "claude-code approvals", file, || {
+        let Ok(bytes) = disk.read(file) else {
+            return Vec::new();
+        };
+        let Ok(serde_json::Value::Object(config)) = serde_json::from_slice(&bytes) else {
+            return Vec::new();
+        };
+        let Some(serde_json::Value::Object(projects)) = config.get("projects") else {
+            return Vec::new();
+        };
+        let truthy = |v: &serde_json::Value| match v {
+            serde_json::Value::Null => false,
+            serde_json::Value::Bool(b) => *b,
+            serde_json::Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+            serde_json::Value::String(s) => !s.is_empty(),
+            _ => true,
+        };
+        projects
+            .iter()
+            .filter(|(_, p)| {
+                p.get("hasClaudeMdExternalIncludesApproved")
+                    .is_some_and(truthy)
+            })
+            .map(|(key, _)| PathBuf::from(key))
+            .collect()
+    })
 }
 
 /// Whether no `.claude/rules` of `dir` or above is reached through a link
@@ -565,7 +633,7 @@ impl<'a> Walk<'a> {
             self.absent.push((dir, name));
             return Vec::new();
         }
-        self.file(&joined(dir, name), kind, 0, None, false)
+        self.file(&joined(dir, name), kind, 0, None, self.external)
     }
 
     /// Whether `path` is taken.
@@ -727,14 +795,16 @@ impl<'a> Walk<'a> {
             };
             let elsewhere = resolved.as_ref().is_some_and(|r| target != joined(r, name))
                 && !inside(&target, self.cwd);
-            if elsewhere && !anywhere {
+            // Approved imports outside the working directory let rules
+            // linked there in too.
+            if elsewhere && !anywhere && !self.external {
                 continue;
             }
             if meta.is_dir() {
                 let found = (named != target).then_some(named.as_path());
                 items.extend(self.rules(&target, kind, found, visited));
             } else if meta.is_file() && name.as_encoded_bytes().ends_with(b".md") {
-                let loaded = self.file(&target, kind, 0, None, anywhere);
+                let loaded = self.file(&target, kind, 0, None, anywhere || self.external);
                 for item in loaded {
                     if item.parsed.scoped {
                         self.skipped

@@ -358,7 +358,7 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
             }
             Outcome::Skipped(Skip::Outside) => (
                 K::UnresolvedImport,
-                format!("{}{}", by_parent(f), outside_words(agent)),
+                format!("{}{}", by_parent(f), crate::agents::report::outside_words(agent)),
             ),
             Outcome::Skipped(Skip::TooDeep) => (
                 K::ImportTooDeep,
@@ -371,24 +371,6 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
             _ => continue,
         };
         found.add(warning(kind, agent, f, message, chain));
-    }
-}
-
-/// Where an import `agent` leaves out lies, and what would change that:
-/// Claude Code follows an import outside the working directory once the
-/// user approves external imports (a session without the approval is what
-/// is modelled); Gemini CLI refuses one outside the directories it reads
-/// from as a path traversal, whatever the user says.
-fn outside_words(agent: Agent) -> String {
-    match agent {
-        Agent::ClaudeCode => format!(
-            "outside the working directory, which {} does not follow without the user's approval",
-            agent.name()
-        ),
-        _ => format!(
-            "outside the directories {} imports from, which it refuses as a path traversal",
-            agent.name()
-        ),
     }
 }
 
@@ -841,7 +823,10 @@ fn why_not_sent(path: &Path, chain: &Chain, agent: Agent, root: &Path) -> String
         return match &entry.outcome {
             Outcome::Shadowed { by } => format!("{} reads {} instead", agent.name(), name(by)),
             Outcome::Skipped(Skip::Outside) => {
-                format!("its import of it lies {}", outside_words(agent))
+                format!(
+                    "its import of it lies {}",
+                    crate::agents::report::outside_words(agent)
+                )
             }
             outcome => format!("it is {} there", crate::agents::report::status(outcome)),
         };
