@@ -36,6 +36,7 @@ import path from "node:path";
 import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, run } from "./helpers.mjs";
 import { mainRequest, startMock } from "./mock-gemini.mjs";
+import { GEMINI_SETTINGS } from "./sessions.mjs";
 
 const GEMINI = path.join(MODULES, ".bin/gemini");
 console.log(`context-gemini seed: ${SEED}`); // TAP shows it as `# context-gemini seed: N`
@@ -240,19 +241,13 @@ const EDGE_CASES = [
 // ---------------------------------------------------------------------------
 // Running a case.
 
-const BASE_SETTINGS = {
-	security: { auth: { selectedType: "gemini-api-key" } },
-	general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-	privacy: { usageStatisticsEnabled: false },
-	telemetry: { enabled: false },
-};
 
 /** Builds the case under `base`; returns { cwd, home, env } (env without PATH). */
 function materialize(base, spec) {
 	writeTree(base, spec);
 	const home = path.join(base, "home");
 	fs.mkdirSync(path.join(home, ".gemini"), { recursive: true });
-	fs.writeFileSync(path.join(home, ".gemini/settings.json"), JSON.stringify({ ...BASE_SETTINGS, context: spec.settings }, null, 2));
+	fs.writeFileSync(path.join(home, ".gemini/settings.json"), JSON.stringify({ ...GEMINI_SETTINGS, context: spec.settings }, null, 2));
 	const cwd = path.join(base, spec.cwd);
 	fs.mkdirSync(cwd, { recursive: true });
 	if (spec.workspaceSettings) {

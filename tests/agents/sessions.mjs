@@ -34,8 +34,8 @@ const BINARIES = {
 };
 const PI_PROVIDER = path.join(HERE, "../pi/mock-provider.mjs");
 
-/** Gemini CLI's settings: the API key, no updates, no telemetry. */
-const GEMINI_SETTINGS = {
+/** Gemini CLI's settings for a session against the mock: the API key, no updates, no telemetry. */
+export const GEMINI_SETTINGS = {
 	security: { auth: { selectedType: "gemini-api-key" } },
 	general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
 	privacy: { usageStatisticsEnabled: false },
