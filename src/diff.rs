@@ -9,7 +9,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use promptinclude::agents::disk::{Confined, Live};
+use promptinclude::agents::disk::{Confined, Live, Rebased};
 use promptinclude::agents::{Agent, DIRECTORY_VARIABLES};
 use promptinclude::audit::agents::{audit_tree_on, Setup, TreeAudit};
 use promptinclude::batch::Batch;
@@ -53,25 +53,31 @@ impl Side {
     }
 
     /// The agents' chains on this side: the work tree at `root` itself, or
-    /// the revision checked out into the empty directory `scratch`.
+    /// the revision checked out into the empty directory `scratch`, seen at
+    /// the tree's place; and the physical paths of that place and of the
+    /// files it shows.
     fn agents(
         &self,
         agents: &[Agent],
         root: &Path,
         setup: &Setup<'_>,
         scratch: &Path,
-    ) -> Result<TreeAudit> {
+    ) -> Result<(TreeAudit, PathBuf, PathBuf)> {
+        let canonical = |dir: &Path| {
+            std::fs::canonicalize(dir).with_context(|| format!("cannot enter {}", dir.display()))
+        };
+        let place = canonical(root)?;
         let tree = match self {
-            Side::Worktree => root.to_path_buf(),
+            Side::Worktree => place.clone(),
             Side::Rev(rev) => {
                 checkout(root, rev, scratch).with_context(|| self.label().to_string())?;
-                scratch.to_path_buf()
+                canonical(scratch)?
             }
         };
         // Both sides seen with nothing above them but the user's own
-        // directories (a checkout's surroundings are not the tree's).
-        let tree = std::fs::canonicalize(&tree)
-            .with_context(|| format!("cannot enter {}", tree.display()))?;
+        // directories (a checkout's surroundings are not the tree's), and
+        // at the tree's place: the agents name and count a checkout's files
+        // by the paths the tree gives them.
         let user: Vec<PathBuf> = DIRECTORY_VARIABLES
             .iter()
             .filter_map(|name| (setup.env)(name))
@@ -79,7 +85,8 @@ impl Side {
             .filter(|dir| dir.is_absolute())
             .collect();
         let files = Confined::new(&Live, &tree, setup.home, user);
-        Ok(audit_tree_on(agents, &tree, setup, &files))
+        let at_place = Rebased::new(&files, &place, &tree);
+        Ok((audit_tree_on(agents, &place, setup, &at_place), place, tree))
     }
 }
 
@@ -203,5 +210,13 @@ fn agents_diff(
         || base.agents(agents, root, &setup, &scratch.path().join("base")),
         || head.agents(agents, root, &setup, &scratch.path().join("head")),
     );
-    Ok(AgentsDiff::between(&before?, &after?))
+    let ((before, place, base_files), (after, _, head_files)) = (before?, after?);
+    let (read_before, read_after) = (
+        Rebased::new(&Live, &place, &base_files),
+        Rebased::new(&Live, &place, &head_files),
+    );
+    Ok(AgentsDiff::between(
+        (&before, &read_before),
+        (&after, &read_after),
+    ))
 }

@@ -887,6 +887,67 @@ fn agents_chains_in_text_json_and_markdown_snapshots() {
 }
 
 #[test]
+fn a_checked_out_revision_is_counted_at_the_trees_place() {
+    // Gemini CLI sends the absolute path of an import it cannot read. The
+    // base side, checked out into a temporary directory, is seen at the
+    // tree's place: the unchanged GEMINI.md counts the same as in the work
+    // tree, its chain at the root is no change, and runs agree (the numbers
+    // once varied with the checkout's random name, and the root's chain
+    // showed as changed).
+    let guard = tempfile::tempdir().unwrap();
+    let (repo, home) = (guard.path().join("d"), guard.path().join("home"));
+    fs::create_dir_all(&home).unwrap();
+    fs::create_dir_all(&repo).unwrap();
+    ok(git(&repo).args(["init", "-q"]));
+    write(&repo.join("GEMINI.md"), "root rules @docs/missing.md\n");
+    write(&repo.join("svc/GEMINI.md"), "v1 rules\n");
+    commit(&repo, "v1");
+    write(
+        &repo.join("svc/GEMINI.md"),
+        "v2 rules, longer than before\n",
+    );
+    commit(&repo, "v2");
+    let run = || {
+        let out = command(binary())
+            .arg("diff")
+            .args(with_agents(
+                "gemini",
+                &home,
+                &["--format", "json", "--worktree", "HEAD~1"],
+            ))
+            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        json(&out)
+    };
+    let v = run();
+    let changes = v["agents"]["agents"][0]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "only svc/'s chain changed: {v}");
+    for change in changes {
+        let root = |side: &str| {
+            change[side]["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["path"] == "GEMINI.md")
+                .unwrap_or_else(|| panic!("no GEMINI.md {side}: {change}"))
+                .clone()
+        };
+        assert_eq!(
+            root("before")["tokens"],
+            root("after")["tokens"],
+            "{change}"
+        );
+        assert_eq!(root("before")["sent_sha256"], root("after")["sent_sha256"]);
+    }
+    for _ in 0..3 {
+        assert_eq!(run(), v);
+    }
+}
+
+#[test]
 fn an_edit_that_keeps_a_files_size_changes_the_agents_chains() {
     // A rule flipped in place: same bytes, same tokens. The chains must
     // differ by content, and the file's text diff be shown once however

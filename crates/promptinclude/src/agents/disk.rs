@@ -1098,6 +1098,94 @@ impl Disk for Confined<'_> {
     }
 }
 
+/// The tree at `actual` seen at `shown` (both physical paths): every path
+/// at or below `shown` asked of it is asked of the same place below
+/// `actual`, and the paths it answers with (`realpath`, a link's target)
+/// come back below `shown`. Paths are replaced by their bytes (a path's
+/// trailing `/` or `.` parts mean something to the system and are kept).
+///
+/// `diff --agents` audits a revision checked out in a temporary directory
+/// seen at the tree's own place, so the agents frame and count its files
+/// with the paths the tree has: the base side's numbers do not depend on
+/// the checkout's random name, and equal files count the same on both
+/// sides.
+pub struct Rebased<'a> {
+    inner: &'a dyn Disk,
+    shown: PathBuf,
+    actual: PathBuf,
+}
+
+impl<'a> Rebased<'a> {
+    /// `inner`'s tree at `actual`, shown at `shown`.
+    pub fn new(inner: &'a dyn Disk, shown: &Path, actual: &Path) -> Rebased<'a> {
+        Rebased {
+            inner,
+            shown: shown.to_path_buf(),
+            actual: actual.to_path_buf(),
+        }
+    }
+
+    /// `path` with its leading `from` (a whole part of it) replaced by `to`.
+    fn moved(path: &Path, from: &Path, to: &Path) -> Option<PathBuf> {
+        let (path, from) = (key(path), key(from));
+        let rest = path.strip_prefix(from)?;
+        if !(rest.is_empty() || rest[0] == b'/' || from.ends_with(b"/")) {
+            return None;
+        }
+        let mut moved = key(to).to_vec();
+        moved.extend_from_slice(rest);
+        Some(PathBuf::from(OsStr::from_bytes(&moved)))
+    }
+
+    fn to_actual<'p>(&self, path: &'p Path) -> std::borrow::Cow<'p, Path> {
+        Self::moved(path, &self.shown, &self.actual).map_or(path.into(), Into::into)
+    }
+
+    fn to_shown(&self, path: PathBuf) -> PathBuf {
+        Self::moved(&path, &self.actual, &self.shown).unwrap_or(path)
+    }
+}
+
+impl Disk for Rebased<'_> {
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.inner.metadata(&self.to_actual(path))
+    }
+    fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.inner.symlink_metadata(&self.to_actual(path))
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.inner
+            .canonicalize(&self.to_actual(path))
+            .map(|p| self.to_shown(p))
+    }
+    fn read(&self, path: &Path) -> io::Result<Arc<[u8]>> {
+        self.inner.read(&self.to_actual(path))
+    }
+    fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        self.inner.read_prefix(&self.to_actual(path), limit)
+    }
+    fn read_dir(&self, path: &Path) -> io::Result<Listing> {
+        self.inner.read_dir(&self.to_actual(path))
+    }
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        self.inner
+            .read_link(&self.to_actual(path))
+            .map(|p| self.to_shown(p))
+    }
+    fn readable(&self, path: &Path) -> bool {
+        self.inner.readable(&self.to_actual(path))
+    }
+    fn resolution_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        self.inner.resolution_metadata(&self.to_actual(path))
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        self.inner.count_tokens(text)
+    }
+    fn count_split(&self, text: &str) -> crate::tokenize::Split {
+        self.inner.count_split(text)
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::is_plain;

@@ -1,9 +1,11 @@
 //! What a change does to each agent's chains (`diff --agents`).
 //!
 //! Each side is a [`TreeAudit`] of one tree: a revision checked out in a
-//! temporary directory, or the work tree itself. They are compared directory
-//! by directory, every path relative to its side's root, so that a checkout
-//! elsewhere compares with the tree at its real place. The directories whose
+//! temporary directory and seen at the tree's own place
+//! ([`crate::agents::disk::Rebased`]: the agents name and count its files
+//! by the tree's paths, so an unchanged file counts the same on both sides),
+//! or the work tree itself. They are compared directory by directory, every
+//! path relative to the root. The directories whose
 //! chain changed the same way (from one chain before to one chain after)
 //! make one [`ChainChange`].
 //!
@@ -26,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::agents::disk::Disk;
 use crate::agents::report::status;
 use crate::agents::{Agent, ByteLimit, ContextFile, Outcome, Role, Skip};
 use crate::audit::agents::{shown_path, AgentWarning, Chain, TreeAudit};
@@ -156,9 +159,15 @@ pub struct AgentsDiff {
 
 impl AgentsDiff {
     /// Compares the audits of the two sides (the same agents, in the same
-    /// order, on each).
-    pub fn between(before: &TreeAudit, after: &TreeAudit) -> AgentsDiff {
-        let (mut sent_before, mut sent_after) = (SentTexts::default(), SentTexts::default());
+    /// order, on each), reading the texts their files send through
+    /// `files_before` and `files_after` (the views each side was audited
+    /// through: a checkout is seen at the tree's place).
+    pub fn between(
+        (before, files_before): (&TreeAudit, &dyn Disk),
+        (after, files_after): (&TreeAudit, &dyn Disk),
+    ) -> AgentsDiff {
+        let (mut sent_before, mut sent_after) =
+            (SentTexts::new(files_before), SentTexts::new(files_after));
         let agents = before
             .agents
             .iter()
@@ -208,7 +217,7 @@ struct Side {
 }
 
 impl Side {
-    fn of(root: &Path, chains: &[Chain], sent: &mut SentTexts) -> Side {
+    fn of(root: &Path, chains: &[Chain], sent: &mut SentTexts<'_>) -> Side {
         let states = chains.iter().map(|c| chain_state(root, c, sent)).collect();
         let mut dirs: Vec<(String, usize)> = chains
             .iter()
@@ -241,7 +250,7 @@ fn tree_order(a: &str, b: &str) -> std::cmp::Ordering {
 /// root. The others are left out: a side checked out elsewhere has other
 /// directories above it, and Gemini CLI's private memory is kept by the
 /// project's path.
-fn chain_state(root: &Path, chain: &Chain, sent: &mut SentTexts) -> ChainState {
+fn chain_state(root: &Path, chain: &Chain, sent: &mut SentTexts<'_>) -> ChainState {
     let files: Vec<FileState> = chain
         .context
         .files
@@ -263,15 +272,22 @@ struct Sent {
 }
 
 /// The text each sent file sends, read once per side (a file is in many
-/// chains).
-#[derive(Default)]
-struct SentTexts {
+/// chains) through the side's view of the files.
+struct SentTexts<'d> {
+    files: &'d dyn Disk,
     /// By the file's path and how much of it is sent (`None`: all); `None`
     /// where it cannot be read now.
     texts: HashMap<(PathBuf, Option<u64>), Option<Sent>>,
 }
 
-impl SentTexts {
+impl<'d> SentTexts<'d> {
+    fn new(files: &'d dyn Disk) -> SentTexts<'d> {
+        SentTexts {
+            files,
+            texts: HashMap::new(),
+        }
+    }
+
     /// The text sent from `file`; `None` when nothing is sent, or the file
     /// cannot be read now.
     fn of(&mut self, file: &ContextFile) -> Option<&Sent> {
@@ -283,7 +299,7 @@ impl SentTexts {
         self.texts
             .entry((file.path.clone(), cut))
             .or_insert_with(|| {
-                let mut bytes = std::fs::read(&file.path).ok()?;
+                let mut bytes = self.files.read(&file.path).ok()?.to_vec();
                 if let Some(at) = cut {
                     bytes.truncate(usize::try_from(at).unwrap_or(usize::MAX));
                 }
@@ -345,7 +361,7 @@ fn text_changes(
         .collect()
 }
 
-fn file_state(root: &Path, file: &ContextFile, sent: &mut SentTexts) -> FileState {
+fn file_state(root: &Path, file: &ContextFile, sent: &mut SentTexts<'_>) -> FileState {
     let detail = match &file.outcome {
         Outcome::Truncated { at, of } => format!("cut at byte {at} of {of}"),
         Outcome::Shadowed { by } => format!("by {}", shown_path(root, by)),
