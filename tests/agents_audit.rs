@@ -1046,7 +1046,7 @@ fn not_shared_names_only_agents_that_load_the_file_in_every_directory_it_lists()
         .find(|w| w.message.starts_with("claude-code loads it"))
         .expect("a warning for the other directories");
     // `svc/` loads what the root does: one chain, started at the root.
-    assert_eq!(one.dirs, [repo.root.clone()], "{gemini:?}");
+    assert_eq!(one.dirs, std::slice::from_ref(&repo.root), "{gemini:?}");
 }
 
 #[test]
