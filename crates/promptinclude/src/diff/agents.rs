@@ -34,7 +34,7 @@ use crate::agents::{Agent, ByteLimit, ContextFile, Outcome, Role, Skip};
 use crate::audit::agents::{shown_path, AgentWarning, Chain, TreeAudit};
 use crate::visible::{visible, visible_lines};
 
-use super::report::{cut_at_line, MARKDOWN_AGENT_TEXTS_LIMIT};
+use super::cut::{cut_at_line, MARKDOWN_AGENT_TEXTS_LIMIT};
 
 /// One file of a chain, as the diff compares it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -8,6 +8,7 @@
 //! is listed only when it appears, disappears or changes status.
 
 pub mod agents;
+mod cut;
 pub mod report;
 
 use std::time::Duration;

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::agents::AgentsDiff;
+use super::cut::{cut_at_line, MARKDOWN_DIFF_LIMIT};
 use super::{Change, FileChange, FileState, PromptDiff, Totals};
 use crate::audit::relative;
 use crate::render::paint::Paint;
@@ -14,15 +15,6 @@ use crate::visible::{visible, visible_lines};
 
 /// The JSON output's schema name.
 pub const SCHEMA: &str = "promptinclude.diff/2";
-
-/// GitHub refuses comments over 65,536 characters; the Markdown section
-/// diff is cut (at a line) to stay well under that.
-const MARKDOWN_DIFF_LIMIT: usize = 60_000;
-
-/// The agents' text diffs together are cut (at a line) past this many
-/// bytes in Markdown: with the section diff, the comment stays under
-/// GitHub's limit.
-pub(super) const MARKDOWN_AGENT_TEXTS_LIMIT: usize = 4_000;
 
 /// Section diffs longer than this many lines start collapsed in Markdown.
 const MARKDOWN_OPEN_LINES: usize = 40;
@@ -350,20 +342,6 @@ fn split_header(diff: &str) -> (&str, &str) {
     diff.split_at(header_end)
 }
 
-/// The longest prefix of `text` ending at a line end within `limit` bytes,
-/// and how many lines were left out.
-pub(super) fn cut_at_line(text: &str, limit: usize) -> (&str, usize) {
-    if text.len() <= limit {
-        return (text, 0);
-    }
-    // Searched as bytes: `limit` may fall inside a character, a '\n' never does.
-    let end = text.as_bytes()[..limit]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    (&text[..end], text[end..].lines().count())
-}
-
 fn change_color(change: Change) -> &'static str {
     match change {
         Change::Added => "32",
@@ -390,15 +368,6 @@ mod tests {
         assert_eq!(md_text("[x](y) <b>"), "\\[x\\](y) \\<b\\>");
         assert_eq!(md_text("new\nline\u{1b}.md"), "new\\\\nline\\\\u{1b}.md");
         assert_eq!(md_text("plain/path.md"), "plain/path.md");
-    }
-
-    #[test]
-    fn cuts_at_a_line_end() {
-        assert_eq!(cut_at_line("ab\ncd\nef\n", 100), ("ab\ncd\nef\n", 0));
-        assert_eq!(cut_at_line("ab\ncd\nef\n", 7), ("ab\ncd\n", 1));
-        assert_eq!(cut_at_line("abcdef\n", 3), ("", 1));
-        // The limit inside a two-byte character.
-        assert_eq!(cut_at_line("ab\né\n", 4), ("ab\n", 1));
     }
 
     #[test]

@@ -28,7 +28,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use memchr::memmem::Finder;
 use promptinclude_pycompat::gitwildmatch::IgnoreSpec;
 
-use super::warnings::{AgentWarning, AgentWarningKind, Found};
+use super::found::{AgentWarning, AgentWarningKind, Found};
 use super::Files;
 use crate::agents::disk::Disk;
 

@@ -13,6 +13,7 @@
 //! again ([`contexts_shared`]). The JSON form is the `agents` record of
 //! `docs/audit-schema.md`.
 
+pub mod found;
 pub mod lint;
 pub mod text;
 pub mod warnings;
@@ -32,7 +33,7 @@ use crate::agents::disk::{Disk, Listings, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
 use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Measured, Shared, Tree};
 use crate::tokenize::Memo;
-pub use warnings::{AgentWarning, AgentWarningKind};
+pub use found::{AgentWarning, AgentWarningKind};
 
 /// Where one agent loads the same context files: the directories it may be
 /// started in that give the same files with the same outcomes.
