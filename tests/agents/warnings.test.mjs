@@ -12,7 +12,8 @@
 //
 //   truncated          Codex sends the file up to the byte named, not one byte more
 //                      (or none of it: "not read at all")
-//   shadowed           the agent does not send the file's text
+//   shadowed           the agent does not send the file's text, and does send the
+//                      file it "reads instead"
 //   not_shared         the agent does not send the text; every agent named as
 //                      loading it does; the file the agent "reads instead" is sent
 //   unresolved_import  the importer's text is sent, the import's is not
@@ -323,7 +324,12 @@ async function runCase(index) {
 		async shadowed(w, d, m) {
 			if (m.copied || m.copyOf) return { skip: "its text is in two files" };
 			const s = await session(w.agent, d);
-			return count(s.sent, m.begin) === 0 ? null : `${w.agent} sends its text`;
+			if (count(s.sent, m.begin) > 0) return `${w.agent} sends its text`;
+			// The file "read instead" is sent.
+			const by = /is read instead$/.test(w.message) && /^never read: (.+) is read instead$/.exec(w.message);
+			const winner = by && spec.meta[named(by[1])];
+			if (!winner) return `no file ${by?.[1]} that ${w.agent} reads instead`;
+			return count(s.sent, winner.begin) > 0 ? null : `${w.agent} does not send ${by[1]}, which it "reads instead"`;
 		},
 		async not_shared(w, d, m) {
 			const parsed = /^(.+?) loads? it; (\S+) does not when started in the same directory \((.*)\)$/s.exec(w.message);
