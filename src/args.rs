@@ -540,7 +540,9 @@ fn parse_threads(text: &str) -> Result<NonZeroUsize, String> {
 }
 
 fn parse_profile(profile: &str) -> Result<String, String> {
-    promptinclude::project::validate_profile(profile).map(|()| profile.to_string())
+    promptinclude::project::validate_profile(profile)
+        .map(|()| profile.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// Options for choosing roots and parallelism.
@@ -592,7 +594,7 @@ pub struct RootArgs {
 }
 
 fn parse_shard(text: &str) -> Result<Shard, String> {
-    Shard::parse(text)
+    Shard::parse(text).map_err(|e| e.to_string())
 }
 
 /// `scan` arguments.

@@ -802,7 +802,8 @@ fn check_ignore<'py>(
 /// `promptinclude.dask` prints last.
 #[pyfunction]
 fn merge_audit_summaries(records: Vec<Vec<u8>>) -> PyResult<String> {
-    promptinclude::audit::summary::Summary::merge_records(&records).map_err(PyValueError::new_err)
+    promptinclude::audit::summary::Summary::merge_records(&records)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// What `agent` loads as context files when started in `cwd` (the

@@ -107,33 +107,58 @@ pub fn is_bare_repository(path: &Path) -> bool {
 }
 
 fn git_error(what: impl std::fmt::Display) -> GitError {
-    GitError(what.to_string())
+    GitError {
+        message: what.to_string(),
+        cause: None,
+    }
+}
+
+/// A [`GitError`] saying `what` (which quotes `cause`), with `cause` kept
+/// as its [`source`](std::error::Error::source).
+fn caused(
+    what: impl std::fmt::Display,
+    cause: impl std::error::Error + Send + Sync + 'static,
+) -> GitError {
+    GitError {
+        message: what.to_string(),
+        cause: Some(Box::new(cause)),
+    }
 }
 
 /// A git repository, revision or object that cannot be used (`--rev`):
 /// not a repository, an unknown revision, an object missing (as in a
 /// partial clone) or corrupt. The message says which, naming the
-/// repository and the object.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GitError(String);
+/// repository and the object; the error from git (gix) or the system, where
+/// there is one, is its [`source`](std::error::Error::source).
+#[derive(Debug)]
+pub struct GitError {
+    message: String,
+    cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
 
 impl std::fmt::Display for GitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for GitError {}
+impl std::error::Error for GitError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl RevTree {
     /// Opens the repository at `repo_path` (a work tree or a bare
     /// repository; not searched for upwards) and resolves `rev` to a tree.
     pub fn open(repo_path: &Path, rev: &str) -> Result<RevTree, GitError> {
         let repo = gix::open_opts(repo_path, gix::open::Options::isolated()).map_err(|e| {
-            git_error(format!(
-                "{}: not a git repository: {e}",
-                repo_path.display()
-            ))
+            caused(
+                format!("{}: not a git repository: {e}", repo_path.display()),
+                e,
+            )
         })?;
         let id = repo.rev_parse_single(rev).map_err(|e| {
             // gix says "The rev-spec is malformed and misses a ref name" for
@@ -147,21 +172,24 @@ impl RevTree {
                     head.referent_name()
                         .map_or_else(|| "?".into(), |n| n.shorten().to_string())
                 )),
-                None => git_error(format!(
-                    "{}: cannot resolve revision `{rev}`: {e}",
-                    repo_path.display()
-                )),
+                None => caused(
+                    format!(
+                        "{}: cannot resolve revision `{rev}`: {e}",
+                        repo_path.display()
+                    ),
+                    e,
+                ),
             }
         })?;
         let tree = id
             .object()
-            .map_err(|e| missing(repo_path, &e))?
+            .map_err(|e| missing(repo_path, e))?
             .peel_to_tree()
             .map_err(|e| {
-                git_error(format!(
-                    "{}: revision `{rev}` has no tree: {e}",
-                    repo_path.display()
-                ))
+                caused(
+                    format!("{}: revision `{rev}` has no tree: {e}", repo_path.display()),
+                    e,
+                )
             })?
             .id;
         Ok(RevTree {
@@ -215,10 +243,10 @@ impl RevTree {
         use std::os::unix::ffi::OsStrExt as _;
         let repo = self.repo.to_thread_local();
         let failed = |path: &Path, e: io::Error| {
-            git_error(format!(
-                "{}: cannot write the checkout: {e}",
-                path.display()
-            ))
+            caused(
+                format!("{}: cannot write the checkout: {e}", path.display()),
+                e,
+            )
         };
         let top = dir.join(".git");
         std::fs::create_dir(&top).map_err(|e| failed(&top, e))?;
@@ -265,7 +293,7 @@ impl RevTree {
 
     /// Reads a blob's bytes; a missing object is an error for the root.
     fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, GitError> {
-        let object = repo.find_object(id).map_err(|e| missing(repo.path(), &e))?;
+        let object = repo.find_object(id).map_err(|e| missing(repo.path(), e))?;
         if object.kind != gix::objs::Kind::Blob {
             return Err(git_error(format!(
                 "{}: object {id} is a {}, not a blob",
@@ -279,9 +307,9 @@ impl RevTree {
 
 /// The entries of tree object `id`.
 fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, GitError> {
-    let object = repo.find_object(id).map_err(|e| missing(repo.path(), &e))?;
+    let object = repo.find_object(id).map_err(|e| missing(repo.path(), e))?;
     let tree = gix::objs::TreeRef::from_bytes(&object.data, repo.object_hash())
-        .map_err(|e| git_error(format!("tree {id}: {e}")))?;
+        .map_err(|e| caused(format!("tree {id}: {e}"), e))?;
     Ok(tree
         .entries
         .iter()
@@ -298,11 +326,14 @@ fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, GitEr
         .collect())
 }
 
-fn missing(repo: &Path, e: &dyn std::fmt::Display) -> GitError {
-    git_error(format!(
-        "{}: cannot read an object (missing from a partial or shallow clone, or corrupt): {e}",
-        repo.display()
-    ))
+fn missing(repo: &Path, e: impl std::error::Error + Send + Sync + 'static) -> GitError {
+    caused(
+        format!(
+            "{}: cannot read an object (missing from a partial or shallow clone, or corrupt): {e}",
+            repo.display()
+        ),
+        e,
+    )
 }
 
 /// The candidates of a tree and where their text is.
@@ -734,5 +765,23 @@ impl RevSnapshot {
             Some(Source::Unreadable(why)) => Err(io::Error::other(why.clone())),
             None => Err(io::Error::other("not in the tree")),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::RevTree;
+
+    /// The message names the repository and what failed; gix's own error
+    /// is kept as the cause, not only quoted.
+    #[test]
+    fn an_error_keeps_gixs_error_as_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RevTree::open(dir.path(), "HEAD").unwrap_err();
+        assert!(e.to_string().contains("not a git repository"), "{e}");
+        let cause = e.source().expect("a cause");
+        assert!(e.to_string().ends_with(&cause.to_string()), "{e} / {cause}");
     }
 }

@@ -150,15 +150,29 @@ pub(crate) fn project_config_path(abs_root: &Path, agent_profile: Option<&str>) 
 
 /// Checks an agent profile name: one plain path component, so that the
 /// configuration path stays inside `.a0proj/agents/`.
-pub fn validate_profile(profile: &str) -> Result<(), String> {
+pub fn validate_profile(profile: &str) -> Result<(), InvalidProfile> {
     if profile.is_empty() || profile == "." || profile == ".." || profile.contains(['/', '\0']) {
-        Err(format!(
-            "invalid agent profile {profile:?}: expected a plain name (no '/', not '.' or '..')"
-        ))
+        Err(InvalidProfile(profile.to_string()))
     } else {
         Ok(())
     }
 }
+
+/// An agent profile name that is not one plain path component (the name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidProfile(pub String);
+
+impl std::fmt::Display for InvalidProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "invalid agent profile {:?}: expected a plain name (no '/', not '.' or '..')",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for InvalidProfile {}
 
 /// How the configuration of each root is decided.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

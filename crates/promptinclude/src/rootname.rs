@@ -30,27 +30,47 @@ pub fn hex_of(path: &Path) -> Option<String> {
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// A record's `*_hex` field that is not hex bytes (the field's text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadHex {
+    /// An odd number of digits.
+    OddLength(String),
+    /// A character that is not a hex digit.
+    NotHex(String),
+}
+
+impl std::fmt::Display for BadHex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadHex::OddLength(hex) => {
+                write!(f, "{hex:?} is not hex bytes (an odd number of digits)")
+            }
+            BadHex::NotHex(hex) => write!(f, "{hex:?} is not hex bytes"),
+        }
+    }
+}
+
+impl std::error::Error for BadHex {}
+
 /// The path a record names: its `*_hex` field decoded when it has one,
 /// else its text. Fails on hex that is not an even number of hex digits.
-pub(crate) fn path_of(text: &str, hex: Option<&str>) -> Result<PathBuf, String> {
+pub(crate) fn path_of(text: &str, hex: Option<&str>) -> Result<PathBuf, BadHex> {
     let Some(hex) = hex else {
         return Ok(PathBuf::from(text));
     };
     let digits = hex.as_bytes();
     if digits.len() % 2 != 0 {
-        return Err(format!(
-            "{hex:?} is not hex bytes (an odd number of digits)"
-        ));
+        return Err(BadHex::OddLength(hex.to_string()));
     }
     let digit = |d: u8| {
         (d as char)
             .to_digit(16)
-            .ok_or_else(|| format!("{hex:?} is not hex bytes"))
+            .ok_or_else(|| BadHex::NotHex(hex.to_string()))
     };
     let bytes = digits
         .chunks(2)
         .map(|pair| Ok((digit(pair[0])? * 16 + digit(pair[1])?) as u8))
-        .collect::<Result<Vec<u8>, String>>()?;
+        .collect::<Result<Vec<u8>, BadHex>>()?;
     Ok(PathBuf::from(OsString::from_vec(bytes)))
 }
 

@@ -30,19 +30,53 @@ pub struct Shard {
     pub count: u32,
 }
 
-impl Shard {
-    /// A shard, or why `index`/`count` make none.
-    pub fn new(index: u64, count: u64) -> Result<Shard, String> {
-        if count == 0 || count > u64::from(MAX_SHARDS) {
-            return Err(format!(
-                "the shard count must be 1 to {MAX_SHARDS}, not {count}"
-            ));
-        }
-        if index >= count {
-            return Err(format!(
+/// Why a shard's number and count make no shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShardError {
+    /// The count is 0 or past [`MAX_SHARDS`].
+    Count(u64),
+    /// The number is not below the count.
+    NoSuchShard {
+        /// The shard's number.
+        index: u64,
+        /// The count of shards.
+        count: u64,
+    },
+    /// The text (given) is not `K/N`.
+    NotKN(String),
+    /// The text (given) is `K/N` with something other than whole numbers.
+    NotWhole(String),
+}
+
+impl std::fmt::Display for ShardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShardError::Count(count) => {
+                write!(f, "the shard count must be 1 to {MAX_SHARDS}, not {count}")
+            }
+            ShardError::NoSuchShard { index, count } => write!(
+                f,
                 "shard {index} of {count} does not exist (shards are numbered 0 to {})",
                 count - 1
-            ));
+            ),
+            ShardError::NotKN(text) => write!(f, "{text:?} is not K/N (for example 0/4)"),
+            ShardError::NotWhole(text) => {
+                write!(f, "{text:?} is not K/N with whole numbers K and N")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
+impl Shard {
+    /// A shard, or why `index`/`count` make none.
+    pub fn new(index: u64, count: u64) -> Result<Shard, ShardError> {
+        if count == 0 || count > u64::from(MAX_SHARDS) {
+            return Err(ShardError::Count(count));
+        }
+        if index >= count {
+            return Err(ShardError::NoSuchShard { index, count });
         }
         // Both are at most MAX_SHARDS, so they fit.
         Ok(Shard {
@@ -52,14 +86,14 @@ impl Shard {
     }
 
     /// Parses `K/N` (for example `0/4`, the first of four shards).
-    pub fn parse(text: &str) -> Result<Shard, String> {
+    pub fn parse(text: &str) -> Result<Shard, ShardError> {
         let (k, n) = text
             .split_once('/')
-            .ok_or_else(|| format!("{text:?} is not K/N (for example 0/4)"))?;
+            .ok_or_else(|| ShardError::NotKN(text.to_string()))?;
         let number = |s: &str| {
             s.trim()
                 .parse::<u64>()
-                .map_err(|_| format!("{text:?} is not K/N with whole numbers K and N"))
+                .map_err(|_| ShardError::NotWhole(text.to_string()))
         };
         Shard::new(number(k)?, number(n)?)
     }

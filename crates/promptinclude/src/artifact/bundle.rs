@@ -130,24 +130,24 @@ fn is_true(b: &bool) -> bool {
 
 impl ManifestRoot {
     /// The root as given, byte for byte.
-    pub fn root_path(&self) -> Result<PathBuf, String> {
+    pub fn root_path(&self) -> Result<PathBuf, rootname::BadHex> {
         rootname::path_of(&self.root, self.root_hex.as_deref())
     }
 
     /// The root made absolute, byte for byte.
-    fn abs_root_path(&self) -> Result<PathBuf, String> {
+    fn abs_root_path(&self) -> Result<PathBuf, rootname::BadHex> {
         rootname::path_of(&self.abs_root, self.abs_root_hex.as_deref())
     }
 }
 
 impl ManifestError {
     /// The root as given, byte for byte.
-    pub fn root_path(&self) -> Result<PathBuf, String> {
+    pub fn root_path(&self) -> Result<PathBuf, rootname::BadHex> {
         rootname::path_of(&self.root, self.root_hex.as_deref())
     }
 
     /// The root made absolute, byte for byte.
-    fn abs_root_path(&self) -> Result<PathBuf, String> {
+    fn abs_root_path(&self) -> Result<PathBuf, rootname::BadHex> {
         rootname::path_of(&self.abs_root, self.abs_root_hex.as_deref())
     }
 }

@@ -377,7 +377,7 @@ impl<T> ListSource<T> {
     fn new(
         place: String,
         entries: Vec<T>,
-        root: impl Fn(&T) -> Result<PathBuf, String>,
+        root: impl Fn(&T) -> Result<PathBuf, crate::rootname::BadHex>,
     ) -> Result<ListSource<T>> {
         let items = entries
             .into_iter()

@@ -121,13 +121,50 @@ impl Summary {
     /// order, into the summary record one run over the whole list prints
     /// (without the newline). An error names the record (from 1) that is
     /// not a summary.
-    pub fn merge_records<B: AsRef<[u8]>>(records: &[B]) -> Result<String, String> {
+    pub fn merge_records<B: AsRef<[u8]>>(records: &[B]) -> Result<String, MergeError> {
         let mut merged = Summary::default();
         for (i, record) in records.iter().enumerate() {
-            let summary: Summary = serde_json::from_slice(record.as_ref())
-                .map_err(|e| format!("summary record {}: not an audit summary ({e})", i + 1))?;
+            let summary: Summary = serde_json::from_slice(record.as_ref()).map_err(|cause| {
+                MergeError::NotASummary {
+                    record: i + 1,
+                    cause,
+                }
+            })?;
             merged.absorb(summary);
         }
-        serde_json::to_string(&Record::new("summary", &merged)).map_err(|e| e.to_string())
+        serde_json::to_string(&Record::new("summary", &merged)).map_err(MergeError::Unwritable)
+    }
+}
+
+/// Why [`Summary::merge_records`] cannot merge its records.
+#[derive(Debug)]
+pub enum MergeError {
+    /// A record (numbered from 1) that does not read as an audit summary.
+    NotASummary {
+        /// The record's number, from 1.
+        record: usize,
+        /// Why it does not read as a summary.
+        cause: serde_json::Error,
+    },
+    /// The merged summary could not be written as JSON.
+    Unwritable(serde_json::Error),
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::NotASummary { record, cause } => {
+                write!(f, "summary record {record}: not an audit summary ({cause})")
+            }
+            MergeError::Unwritable(cause) => write!(f, "{cause}"),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MergeError::NotASummary { cause, .. } | MergeError::Unwritable(cause) => Some(cause),
+        }
     }
 }
