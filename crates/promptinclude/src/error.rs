@@ -185,7 +185,7 @@ impl RootError {
             }
             Error::Git(e) => RootError {
                 kind: RootErrorKind::Git,
-                message: e.to_string(),
+                message: full_message(e.as_ref()),
                 file: None,
                 line: None,
                 key: None,

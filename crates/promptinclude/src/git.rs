@@ -113,8 +113,9 @@ fn git_error(what: impl std::fmt::Display) -> GitError {
     }
 }
 
-/// A [`GitError`] saying `what` (which quotes `cause`), with `cause` kept
-/// as its [`source`](std::error::Error::source).
+/// A [`GitError`] saying `what`, with `cause` kept as its
+/// [`source`](std::error::Error::source) (printed after it, as every error
+/// chain is: [`crate::error::full_message`]).
 fn caused(
     what: impl std::fmt::Display,
     cause: impl std::error::Error + Send + Sync + 'static,
@@ -154,12 +155,8 @@ impl RevTree {
     /// Opens the repository at `repo_path` (a work tree or a bare
     /// repository; not searched for upwards) and resolves `rev` to a tree.
     pub fn open(repo_path: &Path, rev: &str) -> Result<RevTree, GitError> {
-        let repo = gix::open_opts(repo_path, gix::open::Options::isolated()).map_err(|e| {
-            caused(
-                format!("{}: not a git repository: {e}", repo_path.display()),
-                e,
-            )
-        })?;
+        let repo = gix::open_opts(repo_path, gix::open::Options::isolated())
+            .map_err(|e| caused(format!("{}: not a git repository", repo_path.display()), e))?;
         let id = repo.rev_parse_single(rev).map_err(|e| {
             // gix says "The rev-spec is malformed and misses a ref name" for
             // a HEAD that points at a branch with no commit yet.
@@ -173,10 +170,7 @@ impl RevTree {
                         .map_or_else(|| "?".into(), |n| n.shorten().to_string())
                 )),
                 None => caused(
-                    format!(
-                        "{}: cannot resolve revision `{rev}`: {e}",
-                        repo_path.display()
-                    ),
+                    format!("{}: cannot resolve revision `{rev}`", repo_path.display()),
                     e,
                 ),
             }
@@ -187,7 +181,7 @@ impl RevTree {
             .peel_to_tree()
             .map_err(|e| {
                 caused(
-                    format!("{}: revision `{rev}` has no tree: {e}", repo_path.display()),
+                    format!("{}: revision `{rev}` has no tree", repo_path.display()),
                     e,
                 )
             })?
@@ -243,10 +237,7 @@ impl RevTree {
         use std::os::unix::ffi::OsStrExt as _;
         let repo = self.repo.to_thread_local();
         let failed = |path: &Path, e: io::Error| {
-            caused(
-                format!("{}: cannot write the checkout: {e}", path.display()),
-                e,
-            )
+            caused(format!("{}: cannot write the checkout", path.display()), e)
         };
         let top = dir.join(".git");
         std::fs::create_dir(&top).map_err(|e| failed(&top, e))?;
@@ -309,7 +300,7 @@ impl RevTree {
 fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, GitError> {
     let object = repo.find_object(id).map_err(|e| missing(repo.path(), e))?;
     let tree = gix::objs::TreeRef::from_bytes(&object.data, repo.object_hash())
-        .map_err(|e| caused(format!("tree {id}: {e}"), e))?;
+        .map_err(|e| caused(format!("tree {id}"), e))?;
     Ok(tree
         .entries
         .iter()
@@ -329,7 +320,7 @@ fn decode_tree(repo: &gix::Repository, id: ObjectId) -> Result<Vec<Entry>, GitEr
 fn missing(repo: &Path, e: impl std::error::Error + Send + Sync + 'static) -> GitError {
     caused(
         format!(
-            "{}: cannot read an object (missing from a partial or shallow clone, or corrupt): {e}",
+            "{}: cannot read an object (missing from a partial or shallow clone, or corrupt)",
             repo.display()
         ),
         e,
@@ -775,13 +766,15 @@ mod tests {
     use super::RevTree;
 
     /// The message names the repository and what failed; gix's own error
-    /// is kept as the cause, not only quoted.
+    /// is its cause, printed after it once.
     #[test]
     fn an_error_keeps_gixs_error_as_its_source() {
         let dir = tempfile::tempdir().unwrap();
         let e = RevTree::open(dir.path(), "HEAD").unwrap_err();
-        assert!(e.to_string().contains("not a git repository"), "{e}");
-        let cause = e.source().expect("a cause");
-        assert!(e.to_string().ends_with(&cause.to_string()), "{e} / {cause}");
+        assert!(e.to_string().ends_with(": not a git repository"), "{e}");
+        let cause = e.source().expect("a cause").to_string();
+        let full = crate::error::full_message(&e);
+        assert!(full.starts_with(&format!("{e}: {cause}")), "{full}");
+        assert_eq!(full.matches(&cause).count(), 1, "{full}");
     }
 }

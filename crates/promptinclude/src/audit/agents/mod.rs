@@ -13,7 +13,7 @@
 //! again ([`contexts_shared`]). The JSON form is the `agents` record of
 //! `docs/audit-schema.md`.
 
-pub mod found;
+mod found;
 pub mod lint;
 pub mod text;
 pub mod warnings;

@@ -1,4 +1,4 @@
-//! How each warning of `audit --agents` ([`super::found`]) is found in the
+//! How each warning of `audit --agents` ([`super::AgentWarning`]) is found in the
 //! agents' chains (or, for Cursor and Copilot, in their files:
 //! [`super::lint`]).
 
