@@ -135,10 +135,9 @@ pub enum Command {
     /// --json prints the same as one document (schema promptinclude.context/1);
     /// --raw prints byte for byte the text the agent puts into its model
     /// request for these files, framing included, and nothing when it sends
-    /// nothing. The models reproduce: codex 0.171.0 (AGENTS.md,
-    /// AGENTS.override.md, project_doc_fallback_filenames, the shared
-    /// project_doc_max_bytes, $CODEX_HOME or ~/.codex). See
-    /// docs/agents-context.md. Examples:
+    /// nothing. Each model reproduces the version --agent names, checked
+    /// against that agent; docs/agents-context.md says what each reads.
+    /// Examples:
     ///
     ///   promptinclude context --agent codex
     ///
@@ -908,19 +907,33 @@ pub struct DiffArgs {
     pub config: ConfigArgs,
 }
 
-/// The agents `context` models.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum ContextAgent {
-    /// Agent Zero's Prompt Include plugin: exactly what `render` prints.
-    AgentZero,
-    /// OpenAI Codex CLI 0.171.0.
-    Codex,
-    /// Anthropic Claude Code 2.1.332.
-    ClaudeCode,
-    /// Google Gemini CLI 0.61.0.
-    Gemini,
-    /// The pi coding agent 0.73.1.
-    Pi,
+/// An agent `context` models: one of the library's registry, in its order
+/// ([`promptinclude::agents::Agent::ALL`]), each offered with its product
+/// name and the version modelled.
+#[derive(Clone, Copy, Debug)]
+pub struct ContextAgent(pub promptinclude::agents::Agent);
+
+impl clap::ValueEnum for ContextAgent {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<ContextAgent>> = std::sync::LazyLock::new(|| {
+            promptinclude::agents::Agent::ALL
+                .into_iter()
+                .map(ContextAgent)
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let agent = self.0;
+        Some(
+            clap::builder::PossibleValue::new(agent.name()).help(format!(
+                "{} {}",
+                agent.product(),
+                agent.version()
+            )),
+        )
+    }
 }
 
 /// `context` arguments.

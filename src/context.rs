@@ -6,7 +6,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use promptinclude::agents::{self, report, Agent};
+use promptinclude::agents::{self, report};
 
 use super::args::{ContextAgent, ContextArgs};
 use super::exit::ExitStatus;
@@ -23,13 +23,7 @@ pub fn context(args: &ContextArgs) -> Result<ExitStatus> {
             .map(PathBuf::from)
             .context("HOME is not set: give --home DIR")?,
     };
-    let agent = match args.agent {
-        ContextAgent::AgentZero => Agent::AgentZero,
-        ContextAgent::Codex => Agent::Codex,
-        ContextAgent::ClaudeCode => Agent::ClaudeCode,
-        ContextAgent::Pi => Agent::Pi,
-        ContextAgent::Gemini => Agent::Gemini,
-    };
+    let ContextAgent(agent) = args.agent;
     let env = |name: &str| std::env::var_os(name);
     let loaded = agents::context(
         agent,

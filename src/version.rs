@@ -11,17 +11,13 @@ pub fn long_version() -> &'static str {
     TEXT.get_or_init(|| {
         let mut text = format!("{}\nreproduces:\n", env!("CARGO_PKG_VERSION"));
         for agent in Agent::ALL {
-            let what = match agent {
-                Agent::AgentZero => format!(
-                    "Agent Zero's Prompt Include plugin {} (source sha256 {})",
-                    agent.version(),
+            let mut what = format!("{} {}", agent.product(), agent.version());
+            if agent == Agent::AgentZero {
+                what.push_str(&format!(
+                    " (source sha256 {})",
                     agent_zero::REFERENCE_SHA256
-                ),
-                Agent::ClaudeCode => format!("Claude Code {}", agent.version()),
-                Agent::Codex => format!("Codex CLI {}", agent.version()),
-                Agent::Gemini => format!("Gemini CLI {}", agent.version()),
-                Agent::Pi => format!("pi coding agent {}", agent.version()),
-            };
+                ));
+            }
             text.push_str(&format!("  {}: {what}\n", agent.name()));
         }
         text.push_str("  tokens: tiktoken cl100k_base");

@@ -70,6 +70,17 @@ impl Agent {
         }
     }
 
+    /// The product, as its makers name it (`OpenAI Codex CLI`).
+    pub fn product(self) -> &'static str {
+        match self {
+            Agent::Codex => "OpenAI Codex CLI",
+            Agent::ClaudeCode => "Anthropic Claude Code",
+            Agent::Pi => "The pi coding agent",
+            Agent::Gemini => "Google Gemini CLI",
+            Agent::AgentZero => "Agent Zero's Prompt Include plugin",
+        }
+    }
+
     /// The version of the agent the model reproduces (the one the e2e tests
     /// run).
     pub fn version(self) -> &'static str {
