@@ -54,24 +54,20 @@ impl Side {
 
     /// The agents' chains on this side: the work tree at `root` itself, or
     /// the revision checked out into the empty directory `scratch`, seen at
-    /// the tree's place; and the physical paths of that place and of the
-    /// files it shows.
+    /// the tree's place (`place`, the root's physical path); and the
+    /// physical path of the files it shows.
     fn agents(
         &self,
         agents: &[Agent],
-        root: &Path,
+        (root, place): (&Path, &Path),
         setup: &Setup<'_>,
         scratch: &Path,
-    ) -> Result<(TreeAudit, PathBuf, PathBuf)> {
-        let canonical = |dir: &Path| {
-            std::fs::canonicalize(dir).with_context(|| format!("cannot enter {}", dir.display()))
-        };
-        let place = canonical(root)?;
+    ) -> Result<(TreeAudit, PathBuf)> {
         let tree = match self {
-            Side::Worktree => place.clone(),
+            Side::Worktree => place.to_path_buf(),
             Side::Rev(rev) => {
                 checkout(root, rev, scratch).with_context(|| self.label().to_string())?;
-                canonical(scratch)?
+                physical(scratch)?
             }
         };
         // Both sides seen with nothing above them but the user's own
@@ -85,9 +81,14 @@ impl Side {
             .filter(|dir| dir.is_absolute())
             .collect();
         let files = Confined::new(&Live, &tree, setup.home, user);
-        let at_place = Rebased::new(&files, &place, &tree);
-        Ok((audit_tree_on(agents, &place, setup, &at_place), place, tree))
+        let at_place = Rebased::new(&files, place, &tree);
+        Ok((audit_tree_on(agents, place, setup, &at_place), tree))
     }
+}
+
+/// The physical path of the directory `dir`.
+fn physical(dir: &Path) -> Result<PathBuf> {
+    std::fs::canonicalize(dir).with_context(|| format!("cannot enter {}", dir.display()))
 }
 
 /// Writes revision `rev` of the repository at `root` into `dir`.
@@ -206,11 +207,12 @@ fn agents_diff(
         .prefix("promptinclude-diff-")
         .tempdir()
         .context("cannot create a temporary directory for the checkouts")?;
+    let place = physical(root)?;
     let (before, after) = rayon::join(
-        || base.agents(agents, root, &setup, &scratch.path().join("base")),
-        || head.agents(agents, root, &setup, &scratch.path().join("head")),
+        || base.agents(agents, (root, &place), &setup, &scratch.path().join("base")),
+        || head.agents(agents, (root, &place), &setup, &scratch.path().join("head")),
     );
-    let ((before, place, base_files), (after, _, head_files)) = (before?, after?);
+    let ((before, base_files), (after, head_files)) = (before?, after?);
     let (read_before, read_after) = (
         Rebased::new(&Live, &place, &base_files),
         Rebased::new(&Live, &place, &head_files),

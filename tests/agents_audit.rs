@@ -174,6 +174,23 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
         fs::create_dir_all(root.join("apps")).unwrap();
         let _ = symlink(root.join("AGENTS.md"), root.join("apps/CLAUDE.md"));
     }
+    // Claude Code's approval of imports from outside the start directory,
+    // for the repository, for a nested one, or for another project.
+    if rng.chance(30) {
+        let key = match rng.below(3) {
+            0 => root.to_path_buf(),
+            1 => {
+                fs::create_dir_all(root.join("services/.git")).unwrap();
+                root.join("services")
+            }
+            _ => root.join("elsewhere"),
+        };
+        let config = format!(
+            "{{\"projects\": {{{:?}: {{\"hasClaudeMdExternalIncludesApproved\": true}}}}}}",
+            key.to_str().unwrap()
+        );
+        write(&home.join(".claude.json"), config);
+    }
     if rng.chance(30) {
         write(&home.join(".codex/AGENTS.md"), "global codex\n");
         write(&home.join(".claude/CLAUDE.md"), "user claude\n");
@@ -1110,6 +1127,44 @@ fn the_users_approval_of_external_imports_is_read_from_the_home() {
         "AGENTS.md",
     );
     assert!(not_shared.is_empty(), "{not_shared:?}");
+}
+
+#[test]
+fn a_nested_repository_has_its_own_approval() {
+    // Approved for `services` (a repository of its own inside the tree),
+    // Claude Code started there follows the root CLAUDE.md's import of
+    // docs/a.md; started in `apps` (the tree's project, not approved) it
+    // does not. The audit's chains must not take one directory's answer
+    // for the other's.
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "root rules @docs/a.md\n")
+        .write("docs/a.md", "imported\n")
+        .write("apps/x.txt", "x\n")
+        .write("services/x.txt", "x\n");
+    fs::create_dir_all(repo.root.join("services/.git")).unwrap();
+    let config = format!(
+        "{{\"projects\": {{{:?}: {{\"hasClaudeMdExternalIncludesApproved\": true}}}}}}",
+        repo.root.join("services").to_str().unwrap()
+    );
+    write(&repo.home.join(".claude.json"), config);
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    let status_in = |dir: &str| {
+        let dir = repo.root.join(dir);
+        let chain = tree.agents[0]
+            .chains
+            .iter()
+            .find(|c| c.dirs.contains(&dir))
+            .unwrap();
+        let entry = chain
+            .context
+            .files
+            .iter()
+            .find(|f| f.path == repo.root.join("docs/a.md"))
+            .unwrap();
+        agents::report::status(&entry.outcome)
+    };
+    assert_eq!(status_in("services"), "loaded");
+    assert_eq!(status_in("apps"), "outside");
 }
 
 #[test]

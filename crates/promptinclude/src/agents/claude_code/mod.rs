@@ -440,6 +440,11 @@ pub(crate) struct ParentFacts {
     /// The parent's imports, as imported and as resolved, each with
     /// whether it is inside the parent.
     imports: Vec<(PathBuf, bool)>,
+    /// Whether the user approved external imports for any project.
+    approvals: bool,
+    /// Whether they are approved for the parent's project
+    /// ([`external_imports_approved`]).
+    approved: bool,
 }
 
 impl ParentFacts {
@@ -454,6 +459,8 @@ impl ParentFacts {
         let decided = |every| ParentFacts {
             every: Some(every),
             imports: Vec::new(),
+            approvals: false,
+            approved: false,
         };
         if start.disabled {
             return decided(Likeness::AddsNothing);
@@ -461,12 +468,10 @@ impl ParentFacts {
         let relative_config = start
             .config_dir
             .is_some_and(|d| !Path::new(d).is_absolute());
-        // Whether imports leave the working directory depends on each
-        // start's project where the user approved some.
-        let approvals = !approved_projects(disk, &global_config(start, parent)).is_empty();
-        if relative_config || approvals || !rules_unlinked_up_from(disk, parent) {
+        if relative_config || !rules_unlinked_up_from(disk, parent) {
             return decided(Likeness::Own);
         }
+        let approvals = !approved_projects(disk, &global_config(start, parent)).is_empty();
         let in_parent = Below::new(parent);
         let mut imports = Vec::new();
         for f in context.files.iter().filter(|f| f.parent.is_some()) {
@@ -479,6 +484,8 @@ impl ParentFacts {
         ParentFacts {
             every: None,
             imports,
+            approvals,
+            approved: approvals && external_imports_approved(start, disk, parent),
         }
     }
 
@@ -491,6 +498,15 @@ impl ParentFacts {
         let names = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
         if !super::holds_none_in(listing, &names) {
             return Likeness::Own;
+        }
+        // A directory holding `.git` is a project of its own: its approval
+        // is looked up under its own key. Without one, the parent's holds.
+        if self.approvals && !super::holds_none_in(listing, &[".git"]) {
+            return Likeness::Own;
+        }
+        // Approved, imports are followed wherever they lie.
+        if self.approved {
+            return Likeness::AddsNothing;
         }
         let (mut between, mut below) = (false, false);
         let in_start = Below::new(cwd);
