@@ -175,14 +175,12 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
         let _ = symlink(root.join("AGENTS.md"), root.join("apps/CLAUDE.md"));
     }
     // Claude Code's approval of imports from outside the start directory,
-    // for the repository, for a nested one, or for another project.
+    // for the repository or for another project. (A nested repository
+    // approved on its own is a_nested_repository_has_its_own_approval: its
+    // `.git` is not in a commit, so a checkout of the tree lacks it.)
     if rng.chance(30) {
-        let key = match rng.below(3) {
+        let key = match rng.below(2) {
             0 => root.to_path_buf(),
-            1 => {
-                fs::create_dir_all(root.join("services/.git")).unwrap();
-                root.join("services")
-            }
             _ => root.join("elsewhere"),
         };
         let config = format!(
