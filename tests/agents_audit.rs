@@ -1166,6 +1166,43 @@ fn a_nested_repository_has_its_own_approval() {
 }
 
 #[test]
+fn outside_any_repository_each_directory_has_its_own_approval() {
+    // Without `.git` anywhere, Claude Code files each start under its own
+    // directory: approved for `services`, it follows the root CLAUDE.md's
+    // import there and not in `apps` (checked against Claude Code in
+    // tests/agents/context-claude.test.mjs).
+    let repo = Repo::new();
+    fs::remove_dir(repo.root.join(".git")).unwrap();
+    repo.write("CLAUDE.md", "root rules @docs/a.md\n")
+        .write("docs/a.md", "imported\n")
+        .write("apps/x.txt", "x\n")
+        .write("services/x.txt", "x\n");
+    let config = format!(
+        "{{\"projects\": {{{:?}: {{\"hasClaudeMdExternalIncludesApproved\": true}}}}}}",
+        repo.root.join("services").to_str().unwrap()
+    );
+    write(&repo.home.join(".claude.json"), config);
+    let tree = repo.audit(&[Agent::ClaudeCode]);
+    let status_in = |dir: &str| {
+        let dir = repo.root.join(dir);
+        let chain = tree.agents[0]
+            .chains
+            .iter()
+            .find(|c| c.dirs.contains(&dir))
+            .unwrap();
+        let entry = chain
+            .context
+            .files
+            .iter()
+            .find(|f| f.path == repo.root.join("docs/a.md"))
+            .unwrap();
+        agents::report::status(&entry.outcome)
+    };
+    assert_eq!(status_in("services"), "loaded");
+    assert_eq!(status_in("apps"), "outside");
+}
+
+#[test]
 fn a_pattern_that_can_match_nothing_never_loads_its_rule() {
     // Checked against Claude Code (tests/agents/warnings.test.mjs): `[bad`
     // and `./src/*.ts` load the rule for no path read, `src/[xy].ts` is a

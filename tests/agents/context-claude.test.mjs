@@ -401,6 +401,8 @@ const EDGE_CASES = [
 	}),
 	edge("rules-dir-linked-inside", { files: { "tree/.claude/rules": { symlink: "$BASE/tree/shared" }, "tree/shared/r.md": "SHARED\n" } }),
 	edge("rules-dir-linked-outside", { files: { "tree/.claude/rules": { symlink: "$BASE/out/rules" }, "out/rules/r.md": "OUTSIDE\n" } }),
+	edge("rules-dir-linked-outside-approved", { files: { "tree/.claude/rules": { symlink: "$BASE/out/rules" }, "out/rules/r.md": "OUTSIDE\n" }, approval: "git-root" }),
+	edge("rules-dir-linked-outside-approved-elsewhere", { files: { "tree/.git": { gitInit: true }, "tree/.claude/rules": { symlink: "$BASE/out/rules" }, "out/rules/r.md": "OUTSIDE\n" }, approval: "other" }),
 	edge("invalid-utf8-and-crlf", { files: { "tree/CLAUDE.md": { hex: "41ff0d0a420d0a" } } }),
 	edge("bom", { files: { "tree/CLAUDE.md": "\ufeffBOM\n" } }),
 	edge("symlink-out-of-tree", { files: { "other/x.md": "LINKED\n", "tree/CLAUDE.md": { symlink: "$BASE/other/x.md" } } }),

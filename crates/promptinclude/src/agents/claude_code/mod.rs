@@ -440,11 +440,15 @@ pub(crate) struct ParentFacts {
     /// The parent's imports, as imported and as resolved, each with
     /// whether it is inside the parent.
     imports: Vec<(PathBuf, bool)>,
-    /// Whether the user approved external imports for any project.
-    approvals: bool,
+    /// The projects the user approved external imports for.
+    approvals: Arc<Vec<PathBuf>>,
     /// Whether they are approved for the parent's project
     /// ([`external_imports_approved`]).
     approved: bool,
+    /// Whether the parent's project is a repository at or above it (so a
+    /// directory below without `.git` belongs to it too), not the parent
+    /// alone.
+    in_repository: bool,
 }
 
 impl ParentFacts {
@@ -459,8 +463,9 @@ impl ParentFacts {
         let decided = |every| ParentFacts {
             every: Some(every),
             imports: Vec::new(),
-            approvals: false,
+            approvals: Arc::default(),
             approved: false,
+            in_repository: false,
         };
         if start.disabled {
             return decided(Likeness::AddsNothing);
@@ -471,7 +476,9 @@ impl ParentFacts {
         if relative_config || !rules_unlinked_up_from(disk, parent) {
             return decided(Likeness::Own);
         }
-        let approvals = !approved_projects(disk, &global_config(start, parent)).is_empty();
+        let approvals = approved_projects(disk, &global_config(start, parent));
+        let (key, in_repository) = project_key(disk, parent);
+        let approved = approvals.iter().any(|p| p == key);
         let in_parent = Below::new(parent);
         let mut imports = Vec::new();
         for f in context.files.iter().filter(|f| f.parent.is_some()) {
@@ -485,7 +492,8 @@ impl ParentFacts {
             every: None,
             imports,
             approvals,
-            approved: approvals && external_imports_approved(start, disk, parent),
+            approved,
+            in_repository,
         }
     }
 
@@ -499,9 +507,13 @@ impl ParentFacts {
         if !super::holds_none_in(listing, &names) {
             return Likeness::Own;
         }
-        // A directory holding `.git` is a project of its own: its approval
-        // is looked up under its own key. Without one, the parent's holds.
-        if self.approvals && !super::holds_none_in(listing, &[".git"]) {
+        // A directory holding `.git` is a project of its own, and so is one
+        // outside any repository: its approval is looked up under its own
+        // key. Where that answer differs from the parent's, it loads its own.
+        if !self.approvals.is_empty()
+            && (!self.in_repository || !super::holds_none_in(listing, &[".git"]))
+            && self.approvals.iter().any(|p| p == cwd) != self.approved
+        {
             return Likeness::Own;
         }
         // Approved, imports are followed wherever they lie.
@@ -548,10 +560,17 @@ fn external_imports_approved(start: &Start<'_>, disk: &dyn Disk, cwd: &Path) -> 
     if approved.is_empty() {
         return false;
     }
-    let key = ancestors(cwd)
-        .find(|d| disk.symlink_metadata(&joined(d, ".git")).is_ok())
-        .unwrap_or(cwd);
+    let (key, _) = project_key(disk, cwd);
     approved.iter().any(|p| p == key)
+}
+
+/// The key Claude Code files a start in `cwd` under: the nearest directory
+/// at or above it holding `.git` (and `true`), else `cwd` (and `false`).
+fn project_key<'p>(disk: &dyn Disk, cwd: &'p Path) -> (&'p Path, bool) {
+    match ancestors(cwd).find(|d| disk.symlink_metadata(&joined(d, ".git")).is_ok()) {
+        Some(root) => (root, true),
+        None => (cwd, false),
+    }
 }
 
 /// The projects of Claude Code's global configuration `file` whose
@@ -788,7 +807,13 @@ impl<'a> Walk<'a> {
             .disk
             .symlink_metadata(dir)
             .is_ok_and(|m| m.file_type().is_symlink());
-        if !anywhere && is_link && !inside(resolved.as_deref().unwrap_or(dir), self.cwd) {
+        // A rules directory linked from outside the working directory is
+        // followed with the user's approval of external imports alone.
+        if !anywhere
+            && !self.external
+            && is_link
+            && !inside(resolved.as_deref().unwrap_or(dir), self.cwd)
+        {
             return Vec::new();
         }
         let listed = resolved.as_deref().unwrap_or(dir);
