@@ -205,7 +205,7 @@ def test_hostile_names_and_contents_stay_text(tmp, browser):
     for tag in ("<img", "<svg onload", "<textarea", "<script>document"):
         assert tag not in body, tag
     assert body.count("<script>") == 1  # the page's own
-    # Names are shown with bidi controls made visible (src/visible.rs); the
+    # Names are shown with bidi controls made visible (crates/visible); the
     # rendered section (content) is shown as it is, escaped for HTML only.
     shown = [n.replace("\u202e", "\\u{202e}") for n in names]
     outside_content = re.sub(r'<details class="content">.*?</details>', "", body, flags=re.S)

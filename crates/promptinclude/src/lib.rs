@@ -65,13 +65,11 @@ pub mod rootname;
 mod scan;
 pub mod shard;
 mod sys;
-#[cfg(test)]
-mod test_rng;
 pub mod trust;
-mod visible;
 
 pub use promptinclude_pycompat::pystr;
 pub use promptinclude_tokenize as tokenize;
+use promptinclude_visible as visible;
 
 pub use artifact::ArtifactError;
 pub use audit::audit_root;

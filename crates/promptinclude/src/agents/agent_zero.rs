@@ -7,16 +7,24 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Agent, AgentContext, ContextError, ContextFile, Outcome, Part, Place, Role, Skip};
+use super::{
+    Agent, AgentContext, ContextError, ContextFile, Host, Outcome, Part, Place, Role, Skip, Start,
+};
 use crate::batch::Batch;
 use crate::config::env;
 use crate::model::{ScanResult, Status};
 use crate::project::Resolver;
 use crate::trust::ReadPolicy;
 
-/// The Prompt Include plugin version reproduced (its `plugin.yaml`; the
-/// whole reference is proven by the oracle tests).
-pub const VERSION: &str = "1.0.0";
+/// Agent Zero's loader handed to the agents crate: [`context`] with the
+/// host's configuration ([`host_resolver`]).
+pub struct Loader;
+
+impl Host for Loader {
+    fn agent_zero(&self, start: &Start<'_>) -> Result<AgentContext, ContextError> {
+        context(&host_resolver(start.env), start.cwd)
+    }
+}
 
 /// The reference reproduced, exactly: the SHA-256 of the Agent Zero source
 /// the oracle tests run (the plugin and its host helpers; there is no

@@ -510,7 +510,7 @@ mod tests {
     /// head it does not have.
     #[test]
     fn heads_leave_out_only_files_no_pattern_matches() {
-        let mut next = crate::test_rng::seeded();
+        let mut next = promptinclude_testkit::seeded();
         let names = [
             "src",
             "SRC",

@@ -536,7 +536,7 @@ mod tests {
     /// `.git` directory, is entered, or a file is left out.
     #[test]
     fn files_are_what_a_walk_finds() {
-        let mut next = crate::test_rng::seeded();
+        let mut next = promptinclude_testkit::seeded();
         for round in 0..60 {
             let top = random_tree(&mut next);
             let tree = Tree::of(top.path(), &Live).unwrap();
@@ -558,7 +558,7 @@ mod tests {
     /// not below `base` is matched.
     #[test]
     fn any_below_is_a_search_of_every_file() {
-        let mut next = crate::test_rng::seeded();
+        let mut next = promptinclude_testkit::seeded();
         for round in 0..60 {
             let top = random_tree(&mut next);
             let tree = Tree::of(top.path(), &Live).unwrap();
@@ -638,7 +638,7 @@ mod tests {
             Ok(rel) => rel.to_string_lossy().into_owned(),
             Err(_) => path.to_string_lossy().into_owned(),
         };
-        let paths = crate::agents::disk::tests::small_paths(4);
+        let paths = promptinclude_testkit::small_paths(4);
         let roots: Vec<&String> = paths.iter().filter(|p| p.len() <= 5).collect();
         for root in roots {
             for path in &paths {

@@ -1068,7 +1068,7 @@ mod tests {
     use std::path::Path;
 
     use super::private_memory;
-    use crate::agents::disk::{Live, Remembered};
+    use crate::disk::{Live, Remembered};
 
     fn write(path: &Path, text: &str) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -27,7 +27,7 @@ use super::disk::{absent_below, ancestors, derived, Disk, Listing, Live};
 use super::{
     Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip, Writing,
 };
-use crate::tokenize::Split;
+use promptinclude_tokenize::Split;
 
 /// The pi version this model reproduces (`tests/pi/package.json`).
 pub const VERSION: &str = "0.73.1";
@@ -337,8 +337,8 @@ mod tests {
     /// Node leaves a plain path as it is, so `join` may too.
     #[test]
     fn a_plain_path_is_nodes_normal_form() {
-        for path in crate::agents::disk::tests::small_paths(5) {
-            if crate::agents::disk::is_plain(path.as_bytes()) {
+        for path in promptinclude_testkit::small_paths(5) {
+            if crate::disk::is_plain(path.as_bytes()) {
                 assert_eq!(super::node_normalize(&path), path);
             }
         }

@@ -436,7 +436,7 @@ fn project_texts(
     remaining: &mut u64,
     files: &mut Vec<ContextFile>,
     notes: &mut Vec<String>,
-) -> Vec<(String, crate::tokenize::Split)> {
+) -> Vec<(String, promptinclude_tokenize::Split)> {
     let dirs: Vec<&Path> = match root {
         Some(root) => {
             // By bytes where both are plain (their own normal form), as

@@ -46,7 +46,7 @@ use super::{
     Agent, AgentContext, Below, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place,
     Role, Skip, Writing,
 };
-use crate::tokenize::Split;
+use promptinclude_tokenize::Split;
 
 /// The Claude Code version this model reproduces (`tests/agents/package.json`).
 pub const VERSION: &str = "2.1.332";

@@ -53,12 +53,12 @@ pub trait Disk: Sync {
     /// cl100k_base tokens of `text` (a text read through this file
     /// system; [`Remembered`] counts what repeats once).
     fn count_tokens(&self, text: &str) -> usize {
-        crate::tokenize::count(text)
+        promptinclude_tokenize::count(text)
     }
     /// [`Disk::count_tokens`], with the count of the text's middle
-    /// ([`Split`](crate::tokenize::Split)).
-    fn count_split(&self, text: &str) -> crate::tokenize::Split {
-        crate::tokenize::Memo::with_limit(0).count_split(text)
+    /// ([`Split`](promptinclude_tokenize::Split)).
+    fn count_split(&self, text: &str) -> promptinclude_tokenize::Split {
+        promptinclude_tokenize::Memo::with_limit(0).count_split(text)
     }
     /// The names a lookup in the directory `dir` can find, when that is
     /// known without asking (`None` when not): a name that is not among
@@ -228,7 +228,7 @@ impl Eq for Packed {}
 impl Listing {
     /// The listing whose names are `names` one after another, each ending
     /// where `ends` says (in order, within `names`; the walk packs them so).
-    pub(crate) fn packed(names: Vec<u8>, ends: Vec<(usize, EntryType)>) -> Listing {
+    pub fn packed(names: Vec<u8>, ends: Vec<(usize, EntryType)>) -> Listing {
         debug_assert!(ends.windows(2).all(|w| w[0].0 <= w[1].0));
         debug_assert!(ends.last().is_none_or(|&(end, _)| end <= names.len()));
         let (mut name_bits, mut folded_bits) = (0, 0);
@@ -629,7 +629,7 @@ pub struct Remembered<'a> {
     read_link: Answers<PathBuf>,
     readable: Answers<bool>,
     derived: Answers<Derived>,
-    counts: Arc<crate::tokenize::Memo>,
+    counts: Arc<promptinclude_tokenize::Memo>,
 }
 
 impl<'a> Remembered<'a> {
@@ -648,7 +648,7 @@ impl<'a> Remembered<'a> {
             read_link: Answers::new(),
             readable: Answers::new(),
             derived: Answers::new(),
-            counts: Arc::new(crate::tokenize::Memo::new()),
+            counts: Arc::new(promptinclude_tokenize::Memo::new()),
         }
     }
 }
@@ -673,7 +673,7 @@ impl Remembered<'_> {
     /// The same, counting tokens with `counts`: a text's count depends on
     /// nothing but the text, so one memo can serve every tree of a batch,
     /// whose rule files and framing repeat from repository to repository.
-    pub fn counting_with(mut self, counts: Arc<crate::tokenize::Memo>) -> Self {
+    pub fn counting_with(mut self, counts: Arc<promptinclude_tokenize::Memo>) -> Self {
         self.counts = counts;
         self
     }
@@ -886,7 +886,7 @@ pub(crate) fn ancestors(path: &Path) -> impl Iterator<Item = &Path> {
 /// Whether a path (its bytes) is absolute, not `/`, and without `.`, `..`,
 /// doubled or trailing slashes: its own normal form by any rule (`Path`'s
 /// components, Node's `path.join`), which the models can take as it is.
-pub(crate) fn is_plain(path: &[u8]) -> bool {
+pub fn is_plain(path: &[u8]) -> bool {
     path.len() > 1
         && path[0] == b'/'
         && path[1..]
@@ -990,7 +990,7 @@ impl Disk for Remembered<'_> {
     fn count_tokens(&self, text: &str) -> usize {
         self.counts.count(text)
     }
-    fn count_split(&self, text: &str) -> crate::tokenize::Split {
+    fn count_split(&self, text: &str) -> promptinclude_tokenize::Split {
         self.counts.count_split(text)
     }
     fn exact_listing(&self, dir: &Path) -> Option<Listing> {
@@ -1093,7 +1093,7 @@ impl Disk for Confined<'_> {
     fn count_tokens(&self, text: &str) -> usize {
         self.inner.count_tokens(text)
     }
-    fn count_split(&self, text: &str) -> crate::tokenize::Split {
+    fn count_split(&self, text: &str) -> promptinclude_tokenize::Split {
         self.inner.count_split(text)
     }
 }
@@ -1181,7 +1181,7 @@ impl Disk for Rebased<'_> {
     fn count_tokens(&self, text: &str) -> usize {
         self.inner.count_tokens(text)
     }
-    fn count_split(&self, text: &str) -> crate::tokenize::Split {
+    fn count_split(&self, text: &str) -> promptinclude_tokenize::Split {
         self.inner.count_split(text)
     }
 }
@@ -1190,23 +1190,6 @@ impl Disk for Rebased<'_> {
 pub(crate) mod tests {
     use super::is_plain;
     use std::path::{Path, PathBuf};
-
-    /// Every path of up to `n` parts from a small alphabet of names, dots
-    /// and slashes (for the rules that normalise paths).
-    pub(crate) fn small_paths(n: usize) -> Vec<String> {
-        const PARTS: [&str; 6] = ["", "/", "a", ".", "..", "b.md"];
-        let mut paths = vec![String::new()];
-        for _ in 0..n {
-            let longer: Vec<String> = paths
-                .iter()
-                .flat_map(|p| PARTS.iter().map(move |part| format!("{p}{part}")))
-                .collect();
-            paths.extend(longer);
-            paths.sort();
-            paths.dedup();
-        }
-        paths
-    }
 
     /// `absent_below` without the joined path answers as the joined path's
     /// lookup would: by its first part, up to the system's path length
@@ -1226,7 +1209,7 @@ pub(crate) mod tests {
                 && !name.contains('\0')
         };
         let long = |n: usize| format!("/{}", "d".repeat(n));
-        let mut dirs: Vec<String> = small_paths(3);
+        let mut dirs: Vec<String> = promptinclude_testkit::small_paths(3);
         for n in 4070..4096 {
             dirs.push(long(n));
             dirs.push(format!("{}/", long(n)));
@@ -1261,7 +1244,7 @@ pub(crate) mod tests {
     /// directories of the same shapes.
     #[test]
     fn joined_is_path_join() {
-        let paths = small_paths(3);
+        let paths = promptinclude_testkit::small_paths(3);
         for dir in &paths {
             for name in &paths {
                 let (dir_path, name_path) = (Path::new(dir), Path::new(name));
@@ -1335,7 +1318,7 @@ pub(crate) mod tests {
         use std::ffi::OsStr;
         use std::os::unix::ffi::OsStrExt as _;
         let kinds = [EntryType::File, EntryType::Dir, EntryType::Symlink];
-        let pool: Vec<Vec<u8>> = small_paths(2)
+        let pool: Vec<Vec<u8>> = promptinclude_testkit::small_paths(2)
             .into_iter()
             .map(String::into_bytes)
             .chain([b"\xff".to_vec(), b"\xffa".to_vec(), b"A".to_vec()])
@@ -1377,7 +1360,7 @@ pub(crate) mod tests {
     #[test]
     fn read_prefix_is_the_files_first_bytes() {
         use super::{Disk, Live};
-        let mut next = crate::test_rng::seeded();
+        let mut next = promptinclude_testkit::seeded();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("file");
         let edges = [0, 1, 31, 32, 33, 4096, 65_535, 65_536, 65_537, 200_000];
@@ -1409,7 +1392,7 @@ pub(crate) mod tests {
     #[test]
     fn read_is_fs_read() {
         use super::{Disk, Live, READ_CHUNK, READ_KEPT};
-        let mut next = crate::test_rng::seeded();
+        let mut next = promptinclude_testkit::seeded();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("file");
         let mut sizes = vec![
@@ -1528,7 +1511,7 @@ pub(crate) mod tests {
     /// A plain path is its components' normal form.
     #[test]
     fn a_plain_path_is_its_own_normal_form() {
-        for path in small_paths(5) {
+        for path in promptinclude_testkit::small_paths(5) {
             let normal: PathBuf = Path::new(&path).components().collect();
             if is_plain(path.as_bytes()) {
                 assert_eq!(Path::new(&path), normal, "{path:?}");
@@ -1542,7 +1525,7 @@ pub(crate) mod tests {
     #[test]
     fn parents_by_bytes_are_paths_parents() {
         use super::{ancestors, parent, plain_split};
-        for path in small_paths(5) {
+        for path in promptinclude_testkit::small_paths(5) {
             let path = Path::new(&path);
             assert_eq!(parent(path), path.parent(), "{path:?}");
             let by_bytes: Vec<&Path> = ancestors(path).collect();

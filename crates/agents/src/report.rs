@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::{Agent, AgentContext, ContextFile, Outcome, Role, Skip};
-use crate::tokenize;
-use crate::visible::visible;
+use promptinclude_tokenize as tokenize;
+use promptinclude_visible::visible;
 
 /// The JSON document's schema name.
 pub const SCHEMA: &str = "promptinclude.context/1";
@@ -206,7 +206,7 @@ pub fn json(context: &AgentContext) -> String {
 /// One file of a context in JSON (as `context --json` and `audit --agents
 /// --json` give it).
 #[derive(Serialize)]
-pub(crate) struct FileJson<'a> {
+pub struct FileJson<'a> {
     path: String,
     role: Role,
     bytes: Option<u64>,
@@ -225,7 +225,7 @@ pub(crate) struct FileJson<'a> {
 }
 
 /// `f` in JSON.
-pub(crate) fn file_json(f: &ContextFile) -> FileJson<'_> {
+pub fn file_json(f: &ContextFile) -> FileJson<'_> {
     let (at, of, by, error) = match &f.outcome {
         Outcome::Truncated { at, of } => (Some(*at), Some(*of), None, None),
         Outcome::Shadowed { by } => (None, None, Some(by.to_string_lossy().into_owned()), None),

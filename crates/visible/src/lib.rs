@@ -9,6 +9,8 @@
 //! `core.quotePath` and fd escape such names; so do we, as `\u{…}` (and the
 //! usual `\n`, `\t`, `\r`, `\\` is left alone).
 
+#![deny(missing_docs)]
+
 use std::borrow::Cow;
 
 /// Whether `c` can change how the text around it is shown: a control
@@ -36,7 +38,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 
 /// `text` with every deceptive character escaped except line feeds and
 /// tabs: for contents shown line by line.
-pub(crate) fn visible_lines(text: &str) -> Cow<'_, str> {
+pub fn visible_lines(text: &str) -> Cow<'_, str> {
     escape_where(text, |c| c != '\n' && c != '\t' && is_deceptive(c))
 }
 
