@@ -45,10 +45,10 @@ use super::{
 };
 
 /// The Codex CLI version this model reproduces (`tests/agents/package.json`).
-pub const VERSION: &str = "0.171.0";
+pub(crate) const VERSION: &str = "0.171.0";
 
 /// `project_doc_max_bytes` when `config.toml` does not set it.
-pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 32 * 1024;
 
 const OVERRIDE: &str = "AGENTS.override.md";
 const AGENTS: &str = "AGENTS.md";

@@ -112,7 +112,7 @@ pub(crate) fn is_joined(path: &[u8], dir: &Path, name: &str) -> bool {
 /// [exact listing](Disk::exact_listing) `listing` says: `name` is not in
 /// it, and neither it nor the path is too long for the system to look up
 /// (which says "name too long" instead).
-pub fn absent_from(listing: &Listing, name: &[u8], len: usize) -> bool {
+pub(crate) fn absent_from(listing: &Listing, name: &[u8], len: usize) -> bool {
     answerable(name, len) && !listing.contains(name)
 }
 
@@ -139,10 +139,10 @@ pub(crate) fn joined(dir: &Path, name: impl AsRef<Path>) -> PathBuf {
 }
 
 /// A value [`Disk::derived`] keeps.
-pub type Derived = Arc<dyn Any + Send + Sync>;
+pub(crate) type Derived = Arc<dyn Any + Send + Sync>;
 
 /// [`Disk::derived`] for a value of type `T` (one type per `what`).
-pub fn derived<T: Any + Send + Sync>(
+pub(crate) fn derived<T: Any + Send + Sync>(
     disk: &dyn Disk,
     what: &'static str,
     path: &Path,
@@ -266,7 +266,7 @@ impl Listing {
 
     /// Whether an entry may be named `name` but for the case of its ASCII
     /// letters (`false`: none is).
-    pub fn may_hold_ignoring_case(&self, name: &[u8]) -> bool {
+    pub(crate) fn may_hold_ignoring_case(&self, name: &[u8]) -> bool {
         self.0.folded_bits & folded_bit(name) != 0
     }
 

@@ -43,7 +43,7 @@ use super::{
 };
 
 /// The Gemini CLI version this model reproduces (`tests/agents/package.json`).
-pub const VERSION: &str = "0.61.0";
+pub(crate) const VERSION: &str = "0.61.0";
 
 /// How deep imports are followed.
 const MAX_DEPTH: usize = 5;

@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 /// JavaScript's `\s`, as the inside of a regex character class.
-pub const SPACE_CLASS: &str = "\t\n\u{b}\u{c}\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}";
+pub(crate) const SPACE_CLASS: &str = "\t\n\u{b}\u{c}\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}";
 
 /// Whether `c` is whitespace to JavaScript (`\s`, `trim`).
 pub fn is_space(c: char) -> bool {

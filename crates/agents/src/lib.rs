@@ -98,7 +98,7 @@ impl Agent {
 
 /// The Prompt Include plugin version the Agent Zero loader reproduces (its
 /// `plugin.yaml`; the whole reference is proven by the oracle tests).
-pub const AGENT_ZERO_VERSION: &str = "1.0.0";
+pub(crate) const AGENT_ZERO_VERSION: &str = "1.0.0";
 
 /// What the program using this crate provides: the loaders of the agents
 /// modelled outside it. Agent Zero's is the scan itself, which this crate

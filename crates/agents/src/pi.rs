@@ -30,7 +30,7 @@ use super::{
 use promptinclude_tokenize::Split;
 
 /// The pi version this model reproduces (`tests/pi/package.json`).
-pub const VERSION: &str = "0.73.1";
+pub(crate) const VERSION: &str = "0.73.1";
 
 const CANDIDATES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 

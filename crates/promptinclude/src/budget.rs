@@ -112,7 +112,7 @@ fn python_prefix(text: &str, n_chars: usize, keep: i64) -> String {
 /// The token counts the budget pass needs, which a caller that has seen
 /// the same texts before may already know ([`crate::index`]); [`Fresh`]
 /// counts every one.
-pub trait TokenCounts {
+pub(crate) trait TokenCounts {
     /// `count(text)` for the text read from `candidate`.
     fn text(&mut self, candidate: &Candidate, text: &str) -> usize;
     /// [`path_cost`] of `candidate`.
@@ -120,7 +120,7 @@ pub trait TokenCounts {
 }
 
 /// Counts every text as it comes.
-pub struct Fresh;
+pub(crate) struct Fresh;
 
 impl TokenCounts for Fresh {
     fn text(&mut self, _: &Candidate, text: &str) -> usize {
@@ -143,7 +143,7 @@ pub fn allocate(
 }
 
 /// [`allocate`], taking the token counts of texts and paths from `counts`.
-pub fn allocate_with(
+pub(crate) fn allocate_with(
     root: String,
     candidates: &[Candidate],
     config: &Config,

@@ -19,7 +19,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 /// Most shards a run can be split into.
-pub const MAX_SHARDS: u32 = 1 << 20;
+pub(crate) const MAX_SHARDS: u32 = 1 << 20;
 
 /// Shard `index` of `count` (0 ≤ index < count).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

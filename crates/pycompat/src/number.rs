@@ -113,7 +113,7 @@ impl Number {
     }
 
     /// Whether Python's `bool(value)` is false (0, 0.0, -0.0, False).
-    pub fn is_falsy(&self) -> bool {
+    pub(crate) fn is_falsy(&self) -> bool {
         match self {
             Number::Bool(b) => !b,
             Number::Int(v) => *v == 0,

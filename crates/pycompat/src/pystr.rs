@@ -79,13 +79,13 @@ fn is_py_line_break(c: char) -> bool {
 /// Splits on `\n \r \r\n \x0b \x0c \x1c \x1d \x1e \x85 \u2028 \u2029`. A trailing line
 /// break does not produce a final empty line, and the empty string yields no lines,
 /// exactly like Python (`"a\n".splitlines() == ["a"]`, `"\n".splitlines() == [""]`).
-pub fn py_splitlines(s: &str) -> SplitLines<'_> {
+pub(crate) fn py_splitlines(s: &str) -> SplitLines<'_> {
     SplitLines { rest: s }
 }
 
 /// Iterator returned by [`py_splitlines`].
 #[derive(Debug, Clone)]
-pub struct SplitLines<'a> {
+pub(crate) struct SplitLines<'a> {
     rest: &'a str,
 }
 

@@ -69,27 +69,27 @@ mod memo;
 pub use long::LONG_PIECE;
 #[doc(hidden)]
 pub use memo::{chunk_bounds, MemoStats};
-pub use memo::{Memo, Split, MEMO_LIMIT};
+pub use memo::{Memo, Split};
 
 /// Texts at least this long (bytes) are counted by [`count_large`] from [`count`].
-pub const PARALLEL_MIN: usize = 512 * 1024;
+pub(crate) const PARALLEL_MIN: usize = 512 * 1024;
 
 /// Target chunk size (bytes) for [`count_large`].
 pub const CHUNK: usize = 128 * 1024;
 
 /// Largest text (bytes) the start-up fast path takes in one call.
-pub const FAST_TEXT_MAX: usize = 256 * 1024;
+pub(crate) const FAST_TEXT_MAX: usize = 256 * 1024;
 
 /// Total bytes the start-up fast path may count before [`count`] switches to
 /// bpe-openai for good. Generous: loading bpe-openai's vocabulary costs
 /// 25-45 ms on one thread while the others wait on it, which measured worse
 /// than staying on the fast path for a batch of many small rule files (W2:
 /// 1,000 files, ~2 MB). Large texts go to [`count_large`] (bpe-openai) anyway.
-pub const FAST_BUDGET: usize = 8 * 1024 * 1024;
+pub(crate) const FAST_BUDGET: usize = 8 * 1024 * 1024;
 
 /// Longest pre-tokenizer piece (bytes) the fast path merges itself; longer
 /// pieces (rank-merge is quadratic in the piece length) go to bpe-openai.
-pub const FAST_PIECE_MAX: usize = 256;
+pub(crate) const FAST_PIECE_MAX: usize = 256;
 
 /// Set once bpe-openai's vocabulary has been loaded.
 static LOADED: AtomicBool = AtomicBool::new(false);

@@ -45,7 +45,7 @@ const KEEP_MAX: usize = 64 * 1024;
 /// chunk (its map slot and allocation). Once full it keeps what it holds and
 /// remembers nothing more (counts stay exact, new chunks are counted each
 /// time).
-pub const MEMO_LIMIT: usize = 32 * 1024 * 1024;
+pub(crate) const MEMO_LIMIT: usize = 32 * 1024 * 1024;
 
 /// Bytes charged per remembered chunk besides its text (the map's slot and
 /// the allocation's bookkeeping), for [`MEMO_LIMIT`].

@@ -49,7 +49,7 @@ use super::{
 use promptinclude_tokenize::Split;
 
 /// The Claude Code version this model reproduces (`tests/agents/package.json`).
-pub const VERSION: &str = "2.1.332";
+pub(crate) const VERSION: &str = "2.1.332";
 
 /// The size past which Claude Code warns that an instruction file "will
 /// impact performance", in characters (JavaScript's: UTF-16 code units) of
@@ -85,7 +85,7 @@ fn parse(disk: &dyn Disk, path: &Path, bytes: &[u8]) -> Arc<Parse> {
 }
 
 /// The largest file Claude Code reads as instructions.
-pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// How deep imports go: the file itself is depth 0, its imports 1, up to 4.
 const MAX_DEPTH: usize = 5;

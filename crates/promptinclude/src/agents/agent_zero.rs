@@ -18,7 +18,7 @@ use crate::trust::ReadPolicy;
 
 /// Agent Zero's loader handed to the agents crate: [`context`] with the
 /// host's configuration ([`host_resolver`]).
-pub struct Loader;
+pub(crate) struct Loader;
 
 impl Host for Loader {
     fn agent_zero(&self, start: &Start<'_>) -> Result<AgentContext, ContextError> {
@@ -91,7 +91,7 @@ pub fn context(resolver: &Resolver, cwd: &Path) -> Result<AgentContext, ContextE
 /// [`context`], the project's configuration file and rule files read under
 /// `policy` (what an agent run unattended may be told: a configuration
 /// the policy withholds is not read, so no error quotes it).
-pub fn context_read_as(
+pub(crate) fn context_read_as(
     resolver: &Resolver,
     cwd: &Path,
     policy: ReadPolicy,

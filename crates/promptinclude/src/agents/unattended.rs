@@ -59,7 +59,7 @@ pub fn context(
 /// Applies `policy` (the unattended one, or what the user relaxed of it)
 /// to `context`, whose project is the root at `root` (resolved): see the
 /// module docs.
-pub fn withhold(context: &mut AgentContext, root: &Path, policy: &ReadPolicy) {
+pub(crate) fn withhold(context: &mut AgentContext, root: &Path, policy: &ReadPolicy) {
     let conventional = Guard::new(root, policy, None);
     let imported = Guard::committed_only(root, policy);
     // Files whose text is withheld, and files of the repository.

@@ -35,7 +35,7 @@ use crate::trust::ReadPolicy;
 pub const MANIFEST_SCHEMA: u32 = 1;
 
 /// The file name of the manifest inside a bundle directory.
-pub const MANIFEST_FILE: &str = "manifest.json";
+pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 
 /// `DIR/manifest.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -235,13 +235,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Scans `root`, hashing exactly the bytes the budget pass reads.
-pub fn bundle_root(scanner: &Scanner, root: &Path) -> Result<BundledRoot, crate::Error> {
-    bundle_root_at(scanner, root, None)
-}
-
-/// [`bundle_root`], or with `rev` the git revision `rev` of `root` (see
-/// [`Scanner::scan_rev`]).
+/// Scans `root`, hashing exactly the bytes the budget pass reads; with
+/// `rev`, the git revision `rev` of `root` (see [`Scanner::scan_rev`]).
 pub fn bundle_root_at(
     scanner: &Scanner,
     root: &Path,
@@ -601,7 +596,7 @@ fn default_dir_mode(private: &Path) -> std::io::Result<u32> {
 }
 
 /// Reads and checks a bundle's manifest.
-pub fn read_manifest(manifest_path: &Path) -> Result<Manifest, ArtifactError> {
+pub(crate) fn read_manifest(manifest_path: &Path) -> Result<Manifest, ArtifactError> {
     let bytes = fs::read(manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?;
     let not_manifest = || {

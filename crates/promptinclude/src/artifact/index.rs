@@ -53,7 +53,7 @@ pub fn write_index(dir: &Path, entries: &[IndexEntry]) -> Result<()> {
 }
 
 /// Reads `DIR/index.json`.
-pub fn read_index(dir: &Path) -> Result<Vec<IndexEntry>> {
+pub(crate) fn read_index(dir: &Path) -> Result<Vec<IndexEntry>> {
     let path = dir.join(INDEX_FILE);
     let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let index: Index = serde_json::from_slice(&bytes)

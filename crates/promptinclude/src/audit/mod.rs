@@ -14,7 +14,7 @@ pub mod agents;
 pub mod html;
 pub mod summary;
 pub mod text;
-pub mod undiscovered;
+pub(crate) mod undiscovered;
 pub mod warnings;
 
 use std::borrow::Cow;

@@ -71,7 +71,7 @@ pub struct UnreadableDir {
 
 /// What the audit's walk found besides the candidates.
 #[derive(Debug, Default)]
-pub struct Exhaustive {
+pub(crate) struct Exhaustive {
     /// Files named like rule files that the scan missed, sorted like candidates.
     pub missed: Vec<Missed>,
     /// Directories the scan could not list, sorted like candidates.

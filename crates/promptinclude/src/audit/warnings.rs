@@ -358,13 +358,13 @@ impl LinkChecker {
 /// a `.git` (directory, or file as in submodules and worktrees). Remembers
 /// every directory it has looked at.
 #[derive(Debug, Default)]
-pub struct NestedRepos {
+pub(crate) struct NestedRepos {
     holds_git: HashMap<PathBuf, bool>,
 }
 
 impl NestedRepos {
     /// The outermost nested repository containing `file`, a path below `root`.
-    pub fn containing(&mut self, root: &Path, file: &Path) -> Option<PathBuf> {
+    pub(crate) fn containing(&mut self, root: &Path, file: &Path) -> Option<PathBuf> {
         let rel = file.strip_prefix(root).ok()?;
         let mut dir = root.to_path_buf();
         let components: Vec<_> = rel.components().collect();

@@ -247,7 +247,7 @@ impl Config {
     }
 
     /// [`Config::load_file_with_notes`] on `bytes` already read from `path`.
-    pub fn from_file_bytes(
+    pub(crate) fn from_file_bytes(
         path: &Path,
         bytes: Vec<u8>,
         base: &Config,
@@ -368,7 +368,7 @@ impl LoadNotes {
     }
 
     /// Where the file set `key`.
-    pub fn source_of(&self, key: Key) -> Option<&KeySource> {
+    pub(crate) fn source_of(&self, key: Key) -> Option<&KeySource> {
         self.keys.iter().find(|s| s.key == key)
     }
 }

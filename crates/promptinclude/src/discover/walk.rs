@@ -140,7 +140,7 @@ pub trait Visitor: Sync {
 
 /// The scan's visitor: reports nothing.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct NoVisitor;
+pub(crate) struct NoVisitor;
 
 impl Visitor for NoVisitor {
     const EXHAUSTIVE: bool = false;

@@ -296,13 +296,13 @@ impl Index {
 
     /// An index of `root` scanned by `scanner` (its configuration and
     /// reading policy).
-    pub fn with_scanner(root: impl AsRef<Path>, scanner: Scanner) -> Index {
+    pub(crate) fn with_scanner(root: impl AsRef<Path>, scanner: Scanner) -> Index {
         Index::with_shared_scanner(root, Arc::new(scanner))
     }
 
     /// [`Index::with_scanner`] with a scanner shared with others (a
     /// [`crate::batch::PlannedRoot`]'s).
-    pub fn with_shared_scanner(root: impl AsRef<Path>, scanner: Arc<Scanner>) -> Index {
+    pub(crate) fn with_shared_scanner(root: impl AsRef<Path>, scanner: Arc<Scanner>) -> Index {
         Index::new(
             Source::Fixed(scanner),
             vec![root.as_ref().to_path_buf()],

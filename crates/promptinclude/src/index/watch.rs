@@ -29,20 +29,20 @@ pub(crate) struct Event<'a> {
 
 /// `IN_*` bits, named as the kernel names them.
 pub(crate) mod mask {
-    pub const MODIFY: u32 = libc::IN_MODIFY;
-    pub const ATTRIB: u32 = libc::IN_ATTRIB;
-    pub const CLOSE_WRITE: u32 = libc::IN_CLOSE_WRITE;
-    pub const MOVED_FROM: u32 = libc::IN_MOVED_FROM;
-    pub const MOVED_TO: u32 = libc::IN_MOVED_TO;
+    pub(crate) const MODIFY: u32 = libc::IN_MODIFY;
+    pub(crate) const ATTRIB: u32 = libc::IN_ATTRIB;
+    pub(crate) const CLOSE_WRITE: u32 = libc::IN_CLOSE_WRITE;
+    pub(crate) const MOVED_FROM: u32 = libc::IN_MOVED_FROM;
+    pub(crate) const MOVED_TO: u32 = libc::IN_MOVED_TO;
     pub const CREATE: u32 = libc::IN_CREATE;
-    pub const DELETE: u32 = libc::IN_DELETE;
-    pub const UNMOUNT: u32 = libc::IN_UNMOUNT;
-    pub const Q_OVERFLOW: u32 = libc::IN_Q_OVERFLOW;
-    pub const IGNORED: u32 = libc::IN_IGNORED;
+    pub(crate) const DELETE: u32 = libc::IN_DELETE;
+    pub(crate) const UNMOUNT: u32 = libc::IN_UNMOUNT;
+    pub(crate) const Q_OVERFLOW: u32 = libc::IN_Q_OVERFLOW;
+    pub(crate) const IGNORED: u32 = libc::IN_IGNORED;
     /// What makes a name mean another file (or none).
-    pub const ENTRY: u32 = MOVED_FROM | MOVED_TO | CREATE | DELETE;
+    pub(crate) const ENTRY: u32 = MOVED_FROM | MOVED_TO | CREATE | DELETE;
     /// What changes a file's content or whether it can be read.
-    pub const CONTENT: u32 = MODIFY | CLOSE_WRITE | ATTRIB;
+    pub(crate) const CONTENT: u32 = MODIFY | CLOSE_WRITE | ATTRIB;
 }
 
 /// An inotify instance, read without blocking.
@@ -89,7 +89,7 @@ impl Watcher {
 
     /// Watches the file at `path` itself (not through a link): a write to
     /// it through any of its hard links is seen.
-    pub fn add_file(&self, path: &[u8]) -> io::Result<i32> {
+    pub(crate) fn add_file(&self, path: &[u8]) -> io::Result<i32> {
         use rustix::fs::inotify::{add_watch, WatchFlags};
         let flags = WatchFlags::MODIFY
             | WatchFlags::ATTRIB
@@ -143,7 +143,7 @@ impl Watcher {
     pub fn add(&self, _: &[u8], _: bool) -> io::Result<i32> {
         unreachable!("no watcher is opened here")
     }
-    pub fn add_file(&self, _: &[u8]) -> io::Result<i32> {
+    pub(crate) fn add_file(&self, _: &[u8]) -> io::Result<i32> {
         unreachable!("no watcher is opened here")
     }
     pub fn remove(&self, _: i32) {}

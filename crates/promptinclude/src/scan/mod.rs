@@ -64,7 +64,7 @@ impl Scanner {
     /// Compiles `config`, to read under `policy`. `trusted_pattern` is the
     /// user's `name_pattern` when `config` is a project's own that replaced
     /// it (see [`ReadPolicy::committed_only_when_widened`]).
-    pub fn with_policy(
+    pub(crate) fn with_policy(
         config: Config,
         policy: ReadPolicy,
         trusted_pattern: Option<String>,

@@ -43,7 +43,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, CWD};
 pub const PATH_MAX: usize = libc::PATH_MAX as usize;
 
 /// Whether the kernel accepts `path` (without its NUL) in one call.
-pub fn fits_path_max(path: &[u8]) -> bool {
+pub(crate) fn fits_path_max(path: &[u8]) -> bool {
     path.len() < PATH_MAX
 }
 
@@ -72,7 +72,7 @@ pub fn open_dir(path: &[u8], piecewise: bool) -> io::Result<OwnedFd> {
 
 /// Opens the directory `name` (one path component) inside the open
 /// directory `dir`, for listing.
-pub fn open_dir_at(dir: &OwnedFd, name: &[u8]) -> io::Result<OwnedFd> {
+pub(crate) fn open_dir_at(dir: &OwnedFd, name: &[u8]) -> io::Result<OwnedFd> {
     Ok(rustix::fs::openat(dir, name, LIST_DIR, Mode::empty())?)
 }
 
@@ -142,7 +142,7 @@ pub fn is_dir(path: &[u8]) -> bool {
 /// cannot block. Three system calls. A path of [`PATH_MAX`] bytes or more
 /// fails with `ENAMETOOLONG`, as the reference's `open` does, unless
 /// `piecewise` (then it is reached through a handle on its parent).
-pub fn open_regular_file(path: &[u8], piecewise: bool) -> io::Result<(std::fs::File, u64)> {
+pub(crate) fn open_regular_file(path: &[u8], piecewise: bool) -> io::Result<(std::fs::File, u64)> {
     let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     let not_regular = || io::Error::other("not a regular file");
     let parent;
@@ -242,7 +242,7 @@ impl Entries {
 
 /// `fstatat(dir, name)`: the entry's status, following a symlink when
 /// `follow` (errors: broken link, loop, permission, ...).
-pub fn stat_at(dir: &OwnedFd, name: &[u8], follow: bool) -> io::Result<Stat> {
+pub(crate) fn stat_at(dir: &OwnedFd, name: &[u8], follow: bool) -> io::Result<Stat> {
     let flags = if follow {
         AtFlags::empty()
     } else {
@@ -252,12 +252,12 @@ pub fn stat_at(dir: &OwnedFd, name: &[u8], follow: bool) -> io::Result<Stat> {
 }
 
 /// Whether a `stat` mode is a directory.
-pub fn is_dir_mode(st: &Stat) -> bool {
+pub(crate) fn is_dir_mode(st: &Stat) -> bool {
     FileType::from_raw_mode(st.st_mode) == FileType::Directory
 }
 
 /// Whether a `stat` mode is a symbolic link.
-pub fn is_symlink_mode(st: &Stat) -> bool {
+pub(crate) fn is_symlink_mode(st: &Stat) -> bool {
     FileType::from_raw_mode(st.st_mode) == FileType::Symlink
 }
 

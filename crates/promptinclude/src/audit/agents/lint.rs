@@ -35,7 +35,7 @@ use crate::agents::disk::Disk;
 /// How an agent matches scope patterns against a file's path from the
 /// base directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Syntax {
+pub(crate) enum Syntax {
     /// Globs as VS Code matches them (Copilot's `applyTo`): `*` stays
     /// within a path segment, so `*.py` names the base directory's files
     /// only; `**` spans segments, `{a,b}` alternates.
@@ -53,7 +53,12 @@ pub enum Syntax {
 /// Whether any of `patterns` matches a file of `files` below `base`, by
 /// its path from `base`; `None` when a pattern cannot be read, so that
 /// nothing is claimed.
-pub fn any_match(syntax: Syntax, patterns: &[String], base: &Path, files: &Files) -> Option<bool> {
+pub(crate) fn any_match(
+    syntax: Syntax,
+    patterns: &[String],
+    base: &Path,
+    files: &Files,
+) -> Option<bool> {
     Some(compiled(syntax, patterns)?.any_below(base, files))
 }
 

@@ -14,7 +14,7 @@
 //! `docs/audit-schema.md`.
 
 mod found;
-pub mod lint;
+pub(crate) mod lint;
 pub mod text;
 pub mod warnings;
 
@@ -309,7 +309,7 @@ impl<'a> Files<'a> {
     /// alone where that ends in `/`), among the files whose path from
     /// `base` has a first component `enter` accepts (it is asked with such
     /// a path, or a directory's path from `base` ending in `/`).
-    pub fn any_below(
+    pub(crate) fn any_below(
         &self,
         base: &Path,
         enter: impl Fn(&[u8]) -> bool,
@@ -379,7 +379,7 @@ impl<'a> Files<'a> {
 /// `path` relative to `root` when it is below it (`.` for the root itself),
 /// else as it is; borrowed from `path` where it can be (a report names
 /// thousands of paths).
-pub fn shown_path<'a>(root: &Path, path: &'a Path) -> Cow<'a, str> {
+pub(crate) fn shown_path<'a>(root: &Path, path: &'a Path) -> Cow<'a, str> {
     // By bytes where the path is the root's bytes and a plain rest (every
     // path of a tree the agents name): `Path::strip_prefix` parses
     // components. A separator after the root's bytes starts new parts

@@ -23,7 +23,7 @@ const HEIGHT: f64 = 160.0;
 const SMALLEST: f64 = 0.5;
 
 /// Pushes the Agents part of a root's section.
-pub fn push_agents(h: &mut String, tree: &TreeAudit) {
+pub(crate) fn push_agents(h: &mut String, tree: &TreeAudit) {
     h.push_str("<section class=agents><h3>Agents</h3>");
     for agent in &tree.agents {
         push_agent(h, tree, agent);
