@@ -29,20 +29,21 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
-    /// OpenAI Codex CLI (`AGENTS.md`).
-    Codex,
-    /// Anthropic Claude Code (`CLAUDE.md`, `.claude/rules/`).
-    ClaudeCode,
-    /// The pi coding agent (`AGENTS.md` or `CLAUDE.md`).
-    Pi,
-    /// Google Gemini CLI (`GEMINI.md`).
-    Gemini,
     /// Agent Zero's Prompt Include plugin (`*.promptinclude.md`).
     AgentZero,
+    /// Anthropic Claude Code (`CLAUDE.md`, `.claude/rules/`).
+    ClaudeCode,
+    /// OpenAI Codex CLI (`AGENTS.md`).
+    Codex,
+    /// Google Gemini CLI (`GEMINI.md`).
+    Gemini,
+    /// The pi coding agent (`AGENTS.md` or `CLAUDE.md`).
+    Pi,
 }
 
 impl Agent {
-    /// Every modelled agent.
+    /// Every modelled agent, in the one order every output lists them in:
+    /// by [`name`](Agent::name), which is also the variants' order.
     pub const ALL: [Agent; 5] = [
         Agent::AgentZero,
         Agent::ClaudeCode,
@@ -1171,7 +1172,23 @@ impl std::error::Error for ContextError {
 mod tests {
     use std::path::Path;
 
-    use super::{disk, PartWriter, Place, Writing};
+    use super::{disk, Agent, PartWriter, Place, Writing};
+
+    /// The registry's order is the variants' order and the names' order,
+    /// so a sort by agent, by name or by the registry agrees everywhere.
+    #[test]
+    fn the_registry_lists_agents_in_one_order() {
+        let mut by_variant = Agent::ALL;
+        by_variant.sort();
+        assert_eq!(by_variant, Agent::ALL);
+        let names = Agent::ALL.map(Agent::name);
+        let mut sorted = names;
+        sorted.sort_unstable();
+        assert_eq!(sorted, names);
+        for agent in Agent::ALL {
+            assert_eq!(Agent::from_name(agent.name()), Some(agent));
+        }
+    }
 
     /// A part's tokens summed over its counted stretches are its text's
     /// count, whatever framing is around them (blank lines, spaces, words
