@@ -1,4 +1,4 @@
-//! OpenAI Codex CLI ([`VERSION`]): `AGENTS.md` files.
+//! OpenAI Codex CLI (`VERSION`): `AGENTS.md` files.
 //!
 //! The rules, found by experiment against the real binary (its source for
 //! this version is not public in full; see `docs/agents-context.md`):

@@ -45,7 +45,7 @@ pub trait Disk: Sync {
     }
     /// A value about `path` (named `what`) that follows from this file
     /// system alone, as `derive` finds it ([`Remembered`] derives each
-    /// once; typed by [`derived`]).
+    /// once; typed by `derived`).
     fn derived(&self, what: &'static str, path: &Path, derive: &dyn Fn() -> Derived) -> Derived {
         let _ = (what, path);
         derive()
@@ -62,7 +62,7 @@ pub trait Disk: Sync {
     }
     /// The names a lookup in the directory `dir` can find, when that is
     /// known without asking (`None` when not): a name that is not among
-    /// them is [not there](absent_from), nor anything below it. A
+    /// them is not there (`absent_from`), nor anything below it. A
     /// [`Remembered`] listing where lookups match names exactly, or none
     /// for a directory that is not there.
     fn exact_listing(&self, dir: &Path) -> Option<Listing> {

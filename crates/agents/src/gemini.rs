@@ -1,4 +1,4 @@
-//! Google Gemini CLI ([`VERSION`]): `GEMINI.md` (or `context.fileName`)
+//! Google Gemini CLI (`VERSION`): `GEMINI.md` (or `context.fileName`)
 //! files, with `@file` imports.
 //!
 //! The rules, read in its bundled source (`memoryDiscovery`,

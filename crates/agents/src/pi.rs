@@ -1,4 +1,4 @@
-//! The pi coding agent ([`VERSION`]): `AGENTS.md` or `CLAUDE.md` per
+//! The pi coding agent (`VERSION`): `AGENTS.md` or `CLAUDE.md` per
 //! directory, in its system prompt.
 //!
 //! The rules, read in its source (`dist/core/resource-loader.js`,

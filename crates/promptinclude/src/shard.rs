@@ -33,7 +33,7 @@ pub struct Shard {
 /// Why a shard's number and count make no shard.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShardError {
-    /// The count is 0 or past [`MAX_SHARDS`].
+    /// The count is 0 or past `MAX_SHARDS`.
     Count(u64),
     /// The number is not below the count.
     NoSuchShard {

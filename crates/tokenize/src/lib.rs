@@ -21,9 +21,9 @@
 //!   ranges of the same Unicode tables bpe-openai's regex uses). Its first
 //!   call costs microseconds, but a piece it has not seen is slower to merge
 //!   than in bpe-openai, so it only serves small texts until a byte budget
-//!   ([`FAST_BUDGET`]) is used up (ski-rental: at most the cost of one
+//!   (8 MiB of text, `FAST_BUDGET`) is used up (ski-rental: at most the cost of one
 //!   vocabulary load is spent before we pay for the load), and it hands
-//!   pieces longer than [`FAST_PIECE_MAX`] bytes to bpe-openai.
+//!   pieces longer than 256 bytes (`FAST_PIECE_MAX`) to bpe-openai.
 //! * **The loaded engine** ([`count_hybrid`]): bpe-openai's backtracking
 //!   encoder ([`bpe_openai::cl100k_base`]), linear time on any piece, whose
 //!   vocabulary is deserialised from an embedded blob on first use (~25–30
@@ -115,7 +115,7 @@ fn use_fast(text: &str) -> bool {
 /// exactly Python tiktoken 0.8.0's `len(enc.encode(text, disallowed_special=()))`;
 /// 0 for `""`.
 ///
-/// Texts of at least [`PARALLEL_MIN`] bytes go to [`count_large`]; small texts
+/// Texts of at least `PARALLEL_MIN` bytes go to [`count_large`]; small texts
 /// early in a process use the zero-load start-up engine; everything else
 /// the loaded engine ([`count_hybrid`]). All paths give the same number, in linear time on any input
 /// (no quadratic blow-up on long runs of one character class). Never panics.
@@ -257,7 +257,7 @@ pub fn trim_counted(text: &str, full_count: usize, max_tokens: usize) -> Cow<'_,
 }
 
 /// Counts with the zero-load engine only (no bpe-openai unless a piece is
-/// longer than [`FAST_PIECE_MAX`] bytes). Exposed for tests and benchmarks;
+/// longer than `FAST_PIECE_MAX` bytes). Exposed for tests and benchmarks;
 /// [`count`] decides when to use it.
 pub fn count_fast(text: &str) -> usize {
     fast::count(text)

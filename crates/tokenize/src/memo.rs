@@ -66,7 +66,7 @@ struct Counts {
 /// [`Memo::count`] always equals [`count`](crate::count). Safe to share
 /// between threads (each call takes the lock at most twice: once to look
 /// its chunks up, once to remember the new ones). Memory is bounded by the
-/// limit it is made with ([`MEMO_LIMIT`] for [`Memo::new`]); chunks over
+/// limit it is made with (`MEMO_LIMIT` for [`Memo::new`]); chunks over
 /// 64 KiB are never remembered.
 ///
 /// A chunk is a line (with any blank or indented lines after it); texts
@@ -118,7 +118,7 @@ pub struct MemoStats {
 }
 
 impl Memo {
-    /// An empty memo holding at most [`MEMO_LIMIT`] bytes.
+    /// An empty memo holding at most 32 MiB of text (`MEMO_LIMIT`).
     pub fn new() -> Memo {
         Memo::with_limit(MEMO_LIMIT)
     }

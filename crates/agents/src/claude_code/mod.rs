@@ -1,4 +1,4 @@
-//! Anthropic Claude Code ([`VERSION`]): `CLAUDE.md` files, `.claude/rules/`,
+//! Anthropic Claude Code (`VERSION`): `CLAUDE.md` files, `.claude/rules/`,
 //! `@path` imports and `AGENTS.md` where no `CLAUDE.md` loads.
 //!
 //! The rules, read from the shipped program and checked against it

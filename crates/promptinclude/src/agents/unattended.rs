@@ -38,7 +38,7 @@ use crate::trust::{Guard, ReadPolicy};
 /// What `agent` loads when started as `start` says, in the project at
 /// `root` (resolved), as an agent run unattended may be told it: Agent
 /// Zero's configuration read under `policy` (as the hooks read it), then
-/// [`withhold`].
+/// `withhold`.
 pub fn context(
     agent: Agent,
     start: &Start<'_>,

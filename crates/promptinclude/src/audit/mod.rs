@@ -6,7 +6,7 @@
 //! file, including those the budget never read (what they would cost), and
 //! collects [`warnings`]: host-side expansions, symlinks leaving the root,
 //! nested repositories, rule files the scan never discovers
-//! ([`undiscovered`]), blank and invalid files, cropping and skipping, and
+//! (`undiscovered`), blank and invalid files, cropping and skipping, and
 //! limits outside the host's settings range. The JSON form is documented in
 //! `docs/audit-schema.md` (schema [`SCHEMA`]).
 

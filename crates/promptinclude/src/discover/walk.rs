@@ -53,7 +53,7 @@
 //! the same walk also go where the scan does not (pruned and too-deep
 //! subtrees, except `.git` directories there) and report every file the
 //! scan did not take and every directory it could not list. With the scan's
-//! [`NoVisitor`] all of that compiles away.
+//! `NoVisitor` all of that compiles away.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -111,7 +111,7 @@ impl DirView<'_> {
 }
 
 /// What the walk reports beyond the candidates. Only called when
-/// `EXHAUSTIVE`; the scan's [`NoVisitor`] pays nothing.
+/// `EXHAUSTIVE`; the scan's `NoVisitor` pays nothing.
 pub trait Visitor: Sync {
     /// Whether the walk also goes where the scan does not look and reports.
     const EXHAUSTIVE: bool;

@@ -2,7 +2,7 @@
 //! every distinct load chain (the directories where it loads the same
 //! files), what each costs against the agent's limit, and [`warnings`] with
 //! stable kind names. Cursor's and Copilot's rules, which no agent here can
-//! run offline, are linted from their documentation ([`lint`]).
+//! run offline, are linted from their documentation (`lint`).
 //!
 //! One look at the tree serves every agent: the chains of all of them are
 //! computed over one [`Remembered`] file system, so a file or directory is
@@ -264,7 +264,7 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>) -> Vec<Chain> {
 /// of its directories' listings that are not directories. Nothing is
 /// copied: the dead scopes ask whether any file below a directory
 /// matches, which only the directories below it and the names that can
-/// match need, and [`lint`] looks at a few names (copying every path of a
+/// match need, and `lint` looks at a few names (copying every path of a
 /// tree was a tenth of `audit --agents`' page faults).
 pub struct Files<'a> {
     tree: &'a Tree,

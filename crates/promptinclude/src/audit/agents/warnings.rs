@@ -1,6 +1,6 @@
 //! How each warning of `audit --agents` ([`super::AgentWarning`]) is found in the
 //! agents' chains (or, for Cursor and Copilot, in their files:
-//! [`super::lint`]).
+//! `super::lint`).
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
