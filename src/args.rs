@@ -79,7 +79,7 @@ pub enum Command {
     /// expansions, symlinks leaving the root, nested repositories, rule files
     /// never discovered, blank or invalid files, cropping and skipping, limits
     /// outside the host's range), then a summary over all roots. The numbers
-    /// are the scan's. With --json: JSON Lines, schema promptinclude.audit/1
+    /// are the scan's. With --json: JSON Lines, schema promptinclude.audit/2
     /// (docs/audit-schema.md). Exit 0, or 1 if a --fail-on/--max-tokens gate
     /// fails (one line per failure on stderr) or a root is not a directory.
     /// Example:
@@ -805,7 +805,7 @@ pub enum ColorWhen {
 pub struct AuditArgs {
     #[command(flatten)]
     pub roots: RootArgs,
-    /// JSON Lines (schema promptinclude.audit/1): one record per root, then a summary.
+    /// JSON Lines (schema promptinclude.audit/2): one record per root, then a summary.
     #[arg(long)]
     pub json: bool,
     /// Exit 1 when any root has a cropped file (`cropped`), a file left out

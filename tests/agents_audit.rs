@@ -61,6 +61,22 @@ impl Repo {
     }
 }
 
+/// Whether the chain `chain` of an audit record holds the directory `dir`:
+/// the nearest of its `subtrees` and `except` at or above `dir` is one of
+/// its `subtrees` (`docs/audit-schema.md`).
+fn json_chain_holds(chain: &serde_json::Value, dir: &Path) -> bool {
+    let listed = |key: &str, d: &Path| {
+        chain[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| Path::new(s.as_str().unwrap()) == d)
+    };
+    dir.ancestors()
+        .find(|d| listed("subtrees", d) || listed("except", d))
+        .is_some_and(|d| listed("subtrees", d))
+}
+
 /// The warnings of `kind`, as (agent, path from the root).
 fn of_kind(tree: &TreeAudit, kind: AgentWarningKind) -> Vec<(&'static str, String)> {
     tree.warnings
@@ -246,6 +262,92 @@ fn hostile_markdown(rng: &mut Rng) -> Vec<u8> {
         out.extend_from_slice(rng.pick::<&[u8]>(PIECES));
     }
     out
+}
+
+#[test]
+fn the_subtrees_of_a_chain_give_its_directories() {
+    // Schema 2 gives a chain's directories as subtrees less the subtrees
+    // inside them where other chains start; schema 1 listed them. The old
+    // list must follow from the new record: every directory of the tree
+    // (walked as the audit walks it) is on the one chain the record's
+    // subtrees name, and those of a chain are its list, `start` first.
+    let seed = crate::common::fresh_seed("PROMPTINCLUDE_AGENTS_AUDIT_SEED");
+    let mut rng = Rng::new(seed);
+    // Chains of several subtrees, and with exceptions, were met.
+    let (mut several, mut excepted) = (0, 0);
+    for case in 0..16 {
+        let repo = Repo::new();
+        random_monorepo(&mut rng, &repo);
+        if case % 2 == 1 {
+            // Claude Code's chains part and meet again: an import the root
+            // follows from `a-in` but not from `b-out`.
+            repo.write("CLAUDE.md", "ROOT @AGENTS.md @a-in/notes.md\n")
+                .write("a-in/notes.md", "notes\n")
+                .write("b-out/x/y.txt", "y\n")
+                .write("a-in/deep/z.txt", "z\n");
+        }
+        let tree = repo.audit(&Agent::ALL);
+        let json = serde_json::to_value(tree.json()).unwrap();
+        let mut all = Vec::new();
+        walk_dirs(&repo.root, &mut all);
+        all.sort();
+        for (agent, agent_json) in tree.agents.iter().zip(json["agents"].as_array().unwrap()) {
+            let name = agent.agent.name();
+            let chains_json = agent_json["chains"].as_array().unwrap();
+            for dir in &all {
+                let holding = chains_json
+                    .iter()
+                    .filter(|c| json_chain_holds(c, dir))
+                    .count();
+                assert_eq!(holding, 1, "{name}: {dir:?} (seed {seed}, case {case})");
+            }
+            for (chain, chain_json) in agent.chains.iter().zip(chains_json) {
+                assert_eq!(chain.subtrees[0], chain.start, "seed {seed}");
+                assert_eq!(
+                    chain_json["start"], chain_json["subtrees"][0],
+                    "seed {seed}"
+                );
+                let derived: Vec<PathBuf> = all
+                    .iter()
+                    .filter(|d| json_chain_holds(chain_json, d))
+                    .cloned()
+                    .collect();
+                if agent.agent == Agent::AgentZero {
+                    // Its project is the whole tree, started at the root.
+                    assert_eq!(derived, all, "seed {seed}");
+                    assert_eq!(chain.dirs, std::slice::from_ref(&repo.root), "seed {seed}");
+                } else {
+                    let mut listed = chain.dirs.clone();
+                    listed.sort();
+                    assert_eq!(
+                        derived, listed,
+                        "{name} from {:?} (seed {seed}, case {case})",
+                        chain.start
+                    );
+                    assert!(derived.iter().all(|d| chain.holds(d)), "seed {seed}");
+                }
+                assert_eq!(chain_json["dir_count"], derived.len(), "seed {seed}");
+                several += usize::from(chain.subtrees.len() > 1);
+                excepted += usize::from(!chain.except.is_empty());
+            }
+        }
+    }
+    assert!(
+        several > 0 && excepted > 0,
+        "{several} {excepted} (seed {seed})"
+    );
+}
+
+/// Every directory at or below `dir`, as the audit walks them: links not
+/// followed, `.git` not entered.
+fn walk_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
+    out.push(dir.to_path_buf());
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
+            walk_dirs(&entry.path(), out);
+        }
+    }
 }
 
 #[test]
@@ -459,11 +561,32 @@ fn the_command_reports_the_chains_context_reports() {
     let agents = root_record["agents"]["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 2);
     let mut compared = 0;
+    let dirs = [
+        "",
+        "docs",
+        "services",
+        "services/payments",
+        "services/payments/api",
+    ];
     for agent in agents {
         let name = agent["agent"].as_str().unwrap();
-        for chain in agent["chains"].as_array().unwrap() {
-            for dir in chain["dirs"].as_array().unwrap() {
-                let dir = dir.as_str().unwrap();
+        let chains = agent["chains"].as_array().unwrap();
+        let covered: usize = chains
+            .iter()
+            .map(|c| c["dir_count"].as_u64().unwrap() as usize)
+            .sum();
+        assert_eq!(covered, dirs.len(), "{name}: every directory on one chain");
+        for rel in dirs {
+            let dir = repo.root.join(rel);
+            let holding: Vec<&serde_json::Value> = chains
+                .iter()
+                .filter(|c| json_chain_holds(c, &dir))
+                .collect();
+            let [chain] = holding[..] else {
+                panic!("{name}: {} chains hold {rel:?}", holding.len());
+            };
+            {
+                let dir = dir.to_str().unwrap();
                 let out = common::command(common::binary())
                     .args([
                         "context", "--agent", name, "--json", "--home", &home, "--cwd", dir,

@@ -45,7 +45,7 @@ fn audit_json(args: &[&str], cwd: &Path) -> (Vec<Value>, Value, Output) {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
     for r in &records {
-        assert_eq!(r["schema"], "promptinclude.audit/1", "{r}");
+        assert_eq!(r["schema"], "promptinclude.audit/2", "{r}");
     }
     let summary = records.pop().expect("a summary record");
     assert_eq!(summary["type"], "summary");

@@ -212,6 +212,19 @@ export function assertSameBytes({ pi, sent, agent, where, spec, paths }) {
 }
 
 /**
+ * Whether an audit chain holds the directory `dir` (a physical path): the
+ * nearest of its `subtrees` and `except` at or above `dir` is one of its
+ * `subtrees` (docs/audit-schema.md).
+ */
+export function chainHolds(chain, dir) {
+	for (let d = dir; ; d = path.dirname(d)) {
+		if (chain.subtrees.includes(d)) return true;
+		if (chain.except.includes(d)) return false;
+		if (d === path.dirname(d)) return false;
+	}
+}
+
+/**
  * Fails unless `audit --agents` agrees with what the agent sent from `cwd`:
  * over the case's whole tree (`base`), the chain holding the cwd (by its
  * physical path) has the root, files, limit and notes `context --json`
@@ -242,8 +255,9 @@ export async function assertAuditChain({ bin, agent, base, cwd, home, env, sent,
 	const chains = record?.agents?.agents?.find((a) => a.agent === agent);
 	assert.ok(chains && !chains.error, `audit --agents ${agent}: no chains, ${where}: ${JSON.stringify(chains)}`);
 	const physical = fs.realpathSync(cwd);
-	const chain = chains.chains.find((c) => c.dirs.includes(physical));
-	assert.ok(chain, `audit --agents ${agent}: no chain holds ${physical}, ${where}`);
+	const holding = chains.chains.filter((c) => chainHolds(c, physical));
+	assert.equal(holding.length, 1, `audit --agents ${agent}: ${holding.length} chains hold ${physical}, ${where}`);
+	const chain = holding[0];
 	if (chain.start === physical) assert.equal(chain.bytes, sent?.length ?? 0, `audit --agents ${agent}: the chain from ${chain.start} sends ${chain.bytes} bytes, ${agent} sent ${sent?.length ?? 0} from ${physical}, ${where}`);
 	const context = await runBytes(bin, ["context", "--agent", agent, "--cwd", cwd, "--home", home, "--json"], opts);
 	assert.equal(context.status, 0, context.stderr);

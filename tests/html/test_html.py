@@ -65,6 +65,33 @@ def dump_dom(path):
     return proc.stdout
 
 
+def tree_dirs(root):
+    """Every directory at or below `root`, as the audit walks them: links
+    not followed, `.git` not entered."""
+    out = [root]
+    for entry in os.scandir(root):
+        if entry.is_dir(follow_symlinks=False) and entry.name != ".git":
+            out.extend(tree_dirs(entry.path))
+    return out
+
+
+def chain_dirs(chain, dirs):
+    """The directories of `dirs` an audit chain holds: those whose nearest
+    `subtrees` or `except` entry at or above them is in `subtrees`
+    (docs/audit-schema.md)."""
+    subtrees, except_ = set(chain["subtrees"]), set(chain["except"])
+
+    def holds(d):
+        while True:
+            if d in subtrees:
+                return True
+            if d in except_ or os.path.dirname(d) == d:
+                return False
+            d = os.path.dirname(d)
+
+    return [d for d in dirs if holds(d)]
+
+
 def relative(path, abs_root):
     prefix = abs_root.rstrip("/") + "/"
     return path[len(prefix):] if path.startswith(prefix) and len(path) > len(prefix) else path
@@ -426,6 +453,7 @@ def test_agents_view(tmp, browser):
     records = audit([str(repo)], ["--agents", "all", "--home", str(home)], page)
     tree = records[0]["agents"]
     root = tree["root"]
+    all_dirs = tree_dirs(root)
     rel = lambda p: relative(p, root) if p != root else "."
     browser.get(page.as_uri())
     assert browser.title != "pwned"
@@ -441,7 +469,7 @@ def test_agents_view(tmp, browser):
             sent = sum(f["status"] in ("loaded", "truncated") for f in chain["files"])
             assert cells[:5] == [
                 rel(chain["start"]),
-                str(len(chain["dirs"])),
+                str(chain["dir_count"]),
                 f"{sent} of {len(chain['files'])}",
                 str(chain["bytes"]),
                 str(chain["tokens"]),
@@ -457,11 +485,12 @@ def test_agents_view(tmp, browser):
             t.get_attribute("textContent")
             for t in box.find_elements(By.CSS_SELECTOR, "svg.treemap rect title")
         )
+        # (Agent Zero's project is the whole tree: it is drawn at its root.)
         expected = sorted(
             f"{rel(d)}: {c['bytes']} bytes, {c['tokens']} tokens"
             + (f", {c['limit']['used']} of {c['limit']['max']} bytes of the limit" if c["limit"] else "")
             for c in agent["chains"]
-            for d in c["dirs"]
+            for d in ([root] if agent["agent"] == "agent-zero" else chain_dirs(c, all_dirs))
             if c["bytes"] > 0
         )
         assert titles == expected, agent["agent"]

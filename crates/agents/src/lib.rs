@@ -247,6 +247,12 @@ impl Tree {
         self.listed[i].then(|| &self.listings[i])
     }
 
+    /// The index in [`dirs`](Tree::dirs) of directory `i`'s parent (`None`
+    /// for the root).
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.parents[i]
+    }
+
     /// The index after directory `i`'s last directory below it: those
     /// below it are the ones from `i + 1` up to this.
     pub fn end(&self, i: usize) -> usize {

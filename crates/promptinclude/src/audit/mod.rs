@@ -43,7 +43,7 @@ use warnings::{
 };
 
 /// The schema name carried by every JSON record of `promptinclude audit --json`.
-pub const SCHEMA: &str = "promptinclude.audit/1";
+pub const SCHEMA: &str = "promptinclude.audit/2";
 
 /// One record of `audit --json` (JSON Lines): the schema and the record
 /// type (`root`, `error`, `summary`), then the data's fields.

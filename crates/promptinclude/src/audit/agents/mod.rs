@@ -43,6 +43,14 @@ pub struct Chain {
     pub start: PathBuf,
     /// All of them, `start` first.
     pub dirs: Vec<PathBuf>,
+    /// The same directories as subtrees ([`Chain::holds`]): the tops of
+    /// the subtrees it covers, `start` first, in the tree's order.
+    pub subtrees: Vec<PathBuf>,
+    /// The tops of the subtrees of other chains directly inside them.
+    pub except: Vec<PathBuf>,
+    /// How many directories it covers (all of the tree for Agent Zero,
+    /// whose project is the whole tree).
+    pub dir_count: usize,
     /// What the agent loads when started in `start`, but for the text it
     /// sends: `parts` is left empty once `bytes` and `tokens` measure it
     /// ([`crate::agents::context`] gives it).
@@ -51,6 +59,23 @@ pub struct Chain {
     pub bytes: usize,
     /// cl100k_base tokens of that text.
     pub tokens: usize,
+}
+
+impl Chain {
+    /// Whether the directory `dir` (by its physical path) is on this chain,
+    /// as the subtrees tell it: the nearest of [`subtrees`](Chain::subtrees)
+    /// and [`except`](Chain::except) at or above it is one of `subtrees`.
+    pub fn holds(&self, dir: &Path) -> bool {
+        for above in dir.ancestors() {
+            if self.subtrees.iter().any(|d| d == above) {
+                return true;
+            }
+            if self.except.iter().any(|d| d == above) {
+                return false;
+            }
+        }
+        false
+    }
 }
 
 /// One agent's chains over a tree.
@@ -196,7 +221,7 @@ fn chains_of(
     match contexts {
         Ok(contexts) => AgentChains {
             agent,
-            chains: group(&tree.dirs, contexts),
+            chains: group(tree, contexts),
             error: None,
         },
         Err(error) => AgentChains {
@@ -210,8 +235,11 @@ fn chains_of(
 /// Contexts with the same files, limit and notes make one chain (sending
 /// what the first of them sends); a directory given as an ancestor's
 /// ([`Shared::As`]) is on its chain. `contexts` are those of the first of
-/// `dirs`.
-fn group(dirs: &[PathBuf], contexts: Vec<Shared>) -> Vec<Chain> {
+/// the tree's directories (all, or the root alone for Agent Zero, whose
+/// one chain then covers the whole tree).
+fn group(tree: &Tree, contexts: Vec<Shared>) -> Vec<Chain> {
+    let dirs = &tree.dirs;
+    let whole_tree = contexts.len() < dirs.len();
     // Chains by a hash of what makes them one (Fx, not cloned: most
     // contexts start a chain of their own), compared in full on a match.
     let fingerprint = |c: &AgentContext| {
@@ -250,12 +278,33 @@ fn group(dirs: &[PathBuf], contexts: Vec<Shared>) -> Vec<Chain> {
                 chains.push(Chain {
                     start: dir.clone(),
                     dirs: vec![dir],
+                    subtrees: Vec::new(),
+                    except: Vec::new(),
+                    dir_count: 0,
                     bytes: measured.bytes,
                     tokens: measured.tokens,
                     context: measured.context,
                 });
             }
         }
+    }
+    // A directory tops a subtree of its chain where its parent is on
+    // another chain (or it is the root); the chain it interrupts lists it
+    // as an exception.
+    for (i, &chain) in chain_of.iter().enumerate() {
+        let above = tree.parent(i).map(|p| chain_of[p]);
+        if above != Some(chain) {
+            chains[chain].subtrees.push(dirs[i].clone());
+            if let Some(above) = above {
+                chains[above].except.push(dirs[i].clone());
+            }
+        }
+    }
+    for chain in &mut chains {
+        chain.dir_count = match whole_tree {
+            true => dirs.len(),
+            false => chain.dirs.len(),
+        };
     }
     chains
 }
@@ -430,7 +479,9 @@ struct AgentJson<'a> {
 #[derive(Serialize)]
 struct ChainJson<'a> {
     start: String,
-    dirs: Vec<String>,
+    subtrees: Vec<String>,
+    except: Vec<String>,
+    dir_count: usize,
     root: Option<String>,
     files: Vec<FileJson<'a>>,
     limit: Option<ByteLimit>,
@@ -457,7 +508,9 @@ impl TreeAudit {
                         .iter()
                         .map(|c| ChainJson {
                             start: lossy(&c.start),
-                            dirs: c.dirs.iter().map(|d| lossy(d)).collect(),
+                            subtrees: c.subtrees.iter().map(|d| lossy(d)).collect(),
+                            except: c.except.iter().map(|d| lossy(d)).collect(),
+                            dir_count: c.dir_count,
                             root: c.context.root.as_deref().map(lossy),
                             files: c.context.files.iter().map(file_json).collect(),
                             limit: c.context.limit,

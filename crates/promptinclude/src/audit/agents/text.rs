@@ -84,7 +84,7 @@ fn write_agent(
 
 fn write_chain(out: &mut impl Write, root: &Path, chain: &Chain, style: Style) -> io::Result<()> {
     let show = |s: &str| shown(style.escape, s).into_owned();
-    let others = chain.dirs.len() - 1;
+    let others = chain.dir_count - 1;
     let more = match others {
         0 => String::new(),
         1 => " (and 1 other directory)".to_string(),

@@ -45,7 +45,7 @@ fn push_agent(h: &mut String, tree: &TreeAudit, agent: &AgentChains) {
         h.push_str("</p></details>");
         return;
     }
-    let dirs: usize = agent.chains.iter().map(|c| c.dirs.len()).sum();
+    let dirs: usize = agent.chains.iter().map(|c| c.dir_count).sum();
     let _ = write!(
         h,
         "{} chain{} over {dirs} director{}",
@@ -245,7 +245,7 @@ fn push_chains(h: &mut String, tree: &TreeAudit, agent: &AgentChains) {
             h,
             "</td><td class=num>{}</td><td class=num>{sent} of {}</td><td class=num>{}</td>\
              <td class=num>{}</td><td class=num>",
-            chain.dirs.len(),
+            chain.dir_count,
             chain.context.files.len(),
             chain.bytes,
             chain.tokens
