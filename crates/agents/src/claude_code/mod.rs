@@ -477,8 +477,14 @@ impl ParentFacts {
             return decided(Likeness::Own);
         }
         let approvals = approved_projects(disk, &global_config(start, parent));
-        let (key, in_repository) = project_key(disk, parent);
-        let approved = approvals.iter().any(|p| p == key);
+        // Without an approval anywhere, no project's key is looked for.
+        let (approved, in_repository) = match approvals.is_empty() {
+            true => (false, false),
+            false => {
+                let (key, in_repository) = project_key(disk, parent);
+                (approvals.iter().any(|p| p == key), in_repository)
+            }
+        };
         let in_parent = Below::new(parent);
         let mut imports = Vec::new();
         for f in context.files.iter().filter(|f| f.parent.is_some()) {
