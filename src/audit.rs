@@ -20,7 +20,6 @@ use promptinclude::audit::{audit_root_at, write_record, FileStatus, RootAudit};
 use promptinclude::batch::Batch;
 use promptinclude::index::LiveIndexFacts;
 use promptinclude::tokenize::Memo;
-use promptinclude::trust::ReadPolicy;
 use promptinclude::RootError;
 
 use super::args::{AuditArgs, FailOn};
@@ -140,9 +139,8 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
         home: &home,
         env: &env,
     };
-    let host_scan = agents.contains(&Agent::AgentZero)
-        && resolver == agent_zero::host_resolver(&env)
-        && args.read.policy(false) == ReadPolicy::reference();
+    let host_scan =
+        agent_zero::scans_as_the_host(&agents, &resolver, &env, &args.read.policy(false));
     let gates = Gates::new(args);
     let mut summary = Summary::default();
     let mut status = ExitStatus::Success;

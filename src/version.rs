@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use promptinclude::agents::{agent_zero, Agent};
+use promptinclude::agents::Agent;
 
 /// `--version`'s long form: this version, and the version of each program
 /// whose behaviour it reproduces byte for byte (`-V` prints the first line).
@@ -12,11 +12,8 @@ pub fn long_version() -> &'static str {
         let mut text = format!("{}\nreproduces:\n", env!("CARGO_PKG_VERSION"));
         for agent in Agent::ALL {
             let mut what = format!("{} {}", agent.product(), agent.version());
-            if agent == Agent::AgentZero {
-                what.push_str(&format!(
-                    " (source sha256 {})",
-                    agent_zero::REFERENCE_SHA256
-                ));
+            if let Some(digest) = agent.reference_sha256() {
+                what.push_str(&format!(" (source sha256 {digest})"));
             }
             text.push_str(&format!("  {}: {what}\n", agent.name()));
         }

@@ -84,6 +84,13 @@ impl Agent {
         }
     }
 
+    /// The SHA-256 of the source the model reproduces, where the agent's
+    /// own source is what is reproduced (Agent Zero's plugin), not one of
+    /// its releases.
+    pub fn reference_sha256(self) -> Option<&'static str> {
+        (self == Agent::AgentZero).then_some(AGENT_ZERO_REFERENCE_SHA256)
+    }
+
     /// The version of the agent the model reproduces (the one the e2e tests
     /// run).
     pub fn version(self) -> &'static str {
@@ -100,6 +107,13 @@ impl Agent {
 /// The Prompt Include plugin version the Agent Zero loader reproduces (its
 /// `plugin.yaml`; the whole reference is proven by the oracle tests).
 pub(crate) const AGENT_ZERO_VERSION: &str = "1.0.0";
+
+/// The SHA-256 of the Agent Zero source the Prompt Include loader
+/// reproduces, exactly: the plugin and its host helpers (there is no
+/// upstream commit to name), as the oracle tests compute it
+/// (`promptinclude::agents::agent_zero::reference_digest`).
+pub const AGENT_ZERO_REFERENCE_SHA256: &str =
+    "c540687fc8894ebea123cb4fc6a70bf01389a0e1d9d7dd3e8ae48021cb8629b2";
 
 /// What the program using this crate provides: the loaders of the agents
 /// modelled outside it. Agent Zero's is the scan itself, which this crate

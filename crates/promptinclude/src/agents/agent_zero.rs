@@ -17,7 +17,7 @@ use crate::project::Resolver;
 use crate::trust::ReadPolicy;
 
 /// Agent Zero's loader handed to the agents crate: [`context`] with the
-/// host's configuration ([`host_resolver`]).
+/// host's configuration (`host_resolver`).
 pub(crate) struct Loader;
 
 impl Host for Loader {
@@ -27,10 +27,9 @@ impl Host for Loader {
 }
 
 /// The reference reproduced, exactly: the SHA-256 of the Agent Zero source
-/// the oracle tests run (the plugin and its host helpers; there is no
-/// upstream commit to name), as [`reference_digest`] computes it.
-pub const REFERENCE_SHA256: &str =
-    "c540687fc8894ebea123cb4fc6a70bf01389a0e1d9d7dd3e8ae48021cb8629b2";
+/// the oracle tests run, as [`reference_digest`] computes it (the registry
+/// names it: [`Agent::reference_sha256`]).
+pub use promptinclude_agents::AGENT_ZERO_REFERENCE_SHA256 as REFERENCE_SHA256;
 
 /// The digest [`REFERENCE_SHA256`] names, of the files under `dir` (for
 /// each file in byte order of its `/`-separated relative path: the path, a
@@ -74,7 +73,7 @@ pub fn reference_digest(dir: &Path) -> std::io::Result<String> {
 /// The configuration Agent Zero's host starts from: its defaults with
 /// the `A0_SET_` variables of `env` (each project's own settings are read
 /// by the scan).
-pub fn host_resolver(env: &dyn Fn(&str) -> Option<OsString>) -> Resolver {
+pub(crate) fn host_resolver(env: &dyn Fn(&str) -> Option<OsString>) -> Resolver {
     let mut resolver = Resolver::default();
     let lookup = |name: &str| env(name).and_then(|v| v.into_string().ok());
     resolver.base_notes.env = env::apply(&mut resolver.base, lookup);
@@ -112,8 +111,23 @@ pub(crate) fn context_read_as(
     Ok(from_scan(cwd, scan.result(), section))
 }
 
+/// Whether `agents` include Agent Zero and a scan made with `resolver` and
+/// `policy` is the one its host makes (its configuration from `env`, the
+/// reference's read policy): then [`from_scan`] gives its context from
+/// that scan instead of a second one.
+pub fn scans_as_the_host(
+    agents: &[Agent],
+    resolver: &Resolver,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    policy: &ReadPolicy,
+) -> bool {
+    agents.contains(&Agent::AgentZero)
+        && *resolver == host_resolver(env)
+        && *policy == ReadPolicy::reference()
+}
+
 /// [`context`] from a scan already made of the project at `cwd` (its
-/// physical path), with the host's configuration ([`host_resolver`]) and
+/// physical path), with the host's configuration (`host_resolver`) and
 /// the reference's read policy, and the section rendered from it: what
 /// `audit --agents` takes from the audit's own scan instead of scanning
 /// the tree again.
