@@ -1250,19 +1250,10 @@ fn the_users_approval_of_external_imports_is_read_from_the_home() {
     assert!(not_shared.is_empty(), "{not_shared:?}");
 }
 
-#[test]
-fn a_nested_repository_has_its_own_approval() {
-    // Approved for `services` (a repository of its own inside the tree),
-    // Claude Code started there follows the root CLAUDE.md's import of
-    // docs/a.md; started in `apps` (the tree's project, not approved) it
-    // does not. The audit's chains must not take one directory's answer
-    // for the other's.
-    let repo = Repo::new();
-    repo.write("CLAUDE.md", "root rules @docs/a.md\n")
-        .write("docs/a.md", "imported\n")
-        .write("apps/x.txt", "x\n")
-        .write("services/x.txt", "x\n");
-    fs::create_dir_all(repo.root.join("services/.git")).unwrap();
+/// With external imports approved for `services` alone, Claude Code's chain
+/// there follows the root CLAUDE.md's import of `docs/a.md`, and the one in
+/// `apps` does not: the audit of `repo` must say so.
+fn approved_services_follow_the_import(repo: &Repo) {
     let config = format!(
         "{{\"projects\": {{{:?}: {{\"hasClaudeMdExternalIncludesApproved\": true}}}}}}",
         repo.root.join("services").to_str().unwrap()
@@ -1289,6 +1280,22 @@ fn a_nested_repository_has_its_own_approval() {
 }
 
 #[test]
+fn a_nested_repository_has_its_own_approval() {
+    // Approved for `services` (a repository of its own inside the tree),
+    // Claude Code started there follows the root CLAUDE.md's import of
+    // docs/a.md; started in `apps` (the tree's project, not approved) it
+    // does not. The audit's chains must not take one directory's answer
+    // for the other's.
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "root rules @docs/a.md\n")
+        .write("docs/a.md", "imported\n")
+        .write("apps/x.txt", "x\n")
+        .write("services/x.txt", "x\n");
+    fs::create_dir_all(repo.root.join("services/.git")).unwrap();
+    approved_services_follow_the_import(&repo);
+}
+
+#[test]
 fn outside_any_repository_each_directory_has_its_own_approval() {
     // Without `.git` anywhere, Claude Code files each start under its own
     // directory: approved for `services`, it follows the root CLAUDE.md's
@@ -1300,29 +1307,7 @@ fn outside_any_repository_each_directory_has_its_own_approval() {
         .write("docs/a.md", "imported\n")
         .write("apps/x.txt", "x\n")
         .write("services/x.txt", "x\n");
-    let config = format!(
-        "{{\"projects\": {{{:?}: {{\"hasClaudeMdExternalIncludesApproved\": true}}}}}}",
-        repo.root.join("services").to_str().unwrap()
-    );
-    write(&repo.home.join(".claude.json"), config);
-    let tree = repo.audit(&[Agent::ClaudeCode]);
-    let status_in = |dir: &str| {
-        let dir = repo.root.join(dir);
-        let chain = tree.agents[0]
-            .chains
-            .iter()
-            .find(|c| c.dirs.contains(&dir))
-            .unwrap();
-        let entry = chain
-            .context
-            .files
-            .iter()
-            .find(|f| f.path == repo.root.join("docs/a.md"))
-            .unwrap();
-        agents::report::status(&entry.outcome)
-    };
-    assert_eq!(status_in("services"), "loaded");
-    assert_eq!(status_in("apps"), "outside");
+    approved_services_follow_the_import(&repo);
 }
 
 #[test]
