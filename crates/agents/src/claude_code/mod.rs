@@ -477,14 +477,7 @@ impl ParentFacts {
             return decided(Likeness::Own);
         }
         let approvals = approved_projects(disk, &global_config(start, parent));
-        // Without an approval anywhere, no project's key is looked for.
-        let (approved, in_repository) = match approvals.is_empty() {
-            true => (false, false),
-            false => {
-                let (key, in_repository) = project_key(disk, parent);
-                (approvals.iter().any(|p| p == key), in_repository)
-            }
-        };
+        let (approved, in_repository) = approval(disk, &approvals, parent);
         let in_parent = Below::new(parent);
         let mut imports = Vec::new();
         for f in context.files.iter().filter(|f| f.parent.is_some()) {
@@ -562,20 +555,21 @@ fn global_config(start: &Start<'_>, cwd: &Path) -> PathBuf {
 /// (A worktree's key is its main repository's in Claude Code: not
 /// modelled.)
 fn external_imports_approved(start: &Start<'_>, disk: &dyn Disk, cwd: &Path) -> bool {
-    let approved = approved_projects(disk, &global_config(start, cwd));
-    if approved.is_empty() {
-        return false;
-    }
-    let (key, _) = project_key(disk, cwd);
-    approved.iter().any(|p| p == key)
+    let approvals = approved_projects(disk, &global_config(start, cwd));
+    approval(disk, &approvals, cwd).0
 }
 
-/// The key Claude Code files a start in `cwd` under: the nearest directory
-/// at or above it holding `.git` (and `true`), else `cwd` (and `false`).
-fn project_key<'p>(disk: &dyn Disk, cwd: &'p Path) -> (&'p Path, bool) {
+/// Whether `approvals` (the approved projects) hold the project Claude Code
+/// files a start in `cwd` under, and whether that project is a repository
+/// (the nearest directory at or above `cwd` holding `.git`) rather than
+/// `cwd` alone. Without an approval anywhere no key is looked for.
+fn approval(disk: &dyn Disk, approvals: &[PathBuf], cwd: &Path) -> (bool, bool) {
+    if approvals.is_empty() {
+        return (false, false);
+    }
     match ancestors(cwd).find(|d| disk.symlink_metadata(&joined(d, ".git")).is_ok()) {
-        Some(root) => (root, true),
-        None => (cwd, false),
+        Some(root) => (approvals.iter().any(|p| p == root), true),
+        None => (approvals.iter().any(|p| p == cwd), false),
     }
 }
 
