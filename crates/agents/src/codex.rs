@@ -36,9 +36,9 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use super::disk::{absent_below, ancestors, derived, is_plain, joined, Disk, Listing, Live};
+use super::disk::{absent_below, ancestors, joined, Disk, Listing, Live};
+use super::engine::Layered;
 use super::{
     Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, PartWriter, Place, Role,
     Skip, Writing,
@@ -102,141 +102,201 @@ pub(crate) fn context_writing(
     writing: Writing,
 ) -> Result<AgentContext, ContextError> {
     let cwd = super::physical_cwd(disk, start.cwd)?;
-    let codex_home = match start.codex_home {
-        Some(dir) => {
-            let dir = cwd.join(dir);
-            if disk.metadata(&dir).is_err() {
-                return Err(ContextError::MissingHome {
-                    variable: "CODEX_HOME",
-                    value: PathBuf::from(start.codex_home.unwrap_or_default()),
-                });
-            }
-            dir
-        }
-        None => start.home.join(".codex"),
-    };
-    let settings = read_settings(disk, &codex_home.join("config.toml"))?;
-    let mut files = Vec::new();
-    let mut notes = Vec::new();
-    let global = global_text(disk, &codex_home, &mut files);
-
-    let root = find_root(disk, &cwd, &settings.markers);
-    let mut remaining = settings.max_bytes;
-    let mut parts = Vec::new();
-    if let Some((key, "untrusted")) = trust_level(disk, &cwd, &settings.trust) {
-        notes.push(format!(
-            "{key} is untrusted in config.toml: Codex sends no project file"
-        ));
-    } else if settings.max_bytes == 0 {
-        notes.push("project_doc_max_bytes = 0: Codex sends no project file".to_string());
-    } else {
-        parts = project_texts(
-            disk,
-            &cwd,
-            root.as_deref(),
-            &settings,
-            &mut remaining,
-            &mut files,
-            &mut notes,
-        );
-    }
-
-    // Written in one piece: the files' texts are most of it.
-    let message = (global.is_some() || !parts.is_empty()).then(|| {
-        // Sized first: growing it would copy the files' texts again and again.
-        let len = global.as_ref().map_or(0, String::len)
-            + parts.iter().map(|(p, _)| p.len() + 2).sum::<usize>()
-            + cwd.as_os_str().len()
-            + 96;
-        let mut text = PartWriter::new(writing, len);
-        text.push("# AGENTS.md instructions");
-        if !parts.is_empty() {
-            text.push(" for ");
-            text.push(&cwd.to_string_lossy());
-        }
-        text.push("\n\n<INSTRUCTIONS>\n");
-        if let Some(global) = &global {
-            text.push(global);
-            if !parts.is_empty() {
-                text.push("\n\n--- project-doc ---\n\n");
-            }
-        }
-        for (k, (part, tokens)) in parts.iter().enumerate() {
-            if k > 0 {
-                text.push("\n\n");
-            }
-            text.push_counted(part, *tokens);
-        }
-        text.push("\n</INSTRUCTIONS>");
-        text.finish(Place::UserMessage)
-    });
-    Ok(AgentContext {
-        agent: Agent::Codex,
-        cwd,
-        root,
-        files,
-        limit: Some(ByteLimit {
-            max: settings.max_bytes,
-            used: settings.max_bytes - remaining,
-        }),
-        parts: message.into_iter().collect(),
-        notes,
-    })
+    let model = Model::of(start, &cwd, disk)?;
+    crate::engine::context(&model, cwd, disk, writing)
 }
 
-/// What tells whether Codex started in a directory loads what it loads in
-/// the parent directory, found once for the parent (whose context is
-/// `parent`): the directory holds no candidate name, no project root marker
-/// and no `.git`; the parent found a project root (else Codex reads the
-/// start directory only); `CODEX_HOME` is not relative to the start; and no
-/// `[projects]` trust entry is configured (those are looked up by the start
-/// directory's path).
-pub(crate) struct ParentFacts {
-    /// The names a directory below must not hold to add nothing (`None`:
-    /// each one computes its own context).
-    watched: Option<Arc<Option<Vec<String>>>>,
+/// Codex as the engine runs it, its settings read: what it finds in each
+/// directory, and how that makes its message.
+pub(crate) struct Model {
+    codex_home: PathBuf,
+    settings: Settings,
+    /// A directory's candidate names, in Codex's order.
+    candidates: Vec<String>,
+    /// The names a directory must hold to find something: the candidates
+    /// and each marker's first part (`None` where a marker is not made of
+    /// plain parts, which a listing cannot answer for).
+    names: Option<Vec<String>>,
 }
 
-impl ParentFacts {
-    /// The facts of the parent whose context is `parent`, for a `start`
-    /// below it.
-    pub(crate) fn of(start: &Start<'_>, parent: &AgentContext, disk: &dyn Disk) -> ParentFacts {
-        // The settings' part, the same for every start: read once per tree
-        // (kept by the directory it is found from, not joined for each
-        // start).
-        let (what, from) = match start.codex_home {
-            Some(dir) if Path::new(dir).is_absolute() => (
-                "codex: the names a start adds, in CODEX_HOME",
-                Path::new(dir),
-            ),
-            Some(_) => return ParentFacts { watched: None },
-            None => ("codex: the names a start adds, in ~/.codex", start.home),
+impl Model {
+    /// Codex started as `start` says in `cwd` (its physical path), its
+    /// settings read.
+    pub(crate) fn of(
+        start: &Start<'_>,
+        cwd: &Path,
+        disk: &dyn Disk,
+    ) -> Result<Model, ContextError> {
+        let codex_home = match start.codex_home {
+            Some(dir) => {
+                let dir = cwd.join(dir);
+                if disk.metadata(&dir).is_err() {
+                    return Err(ContextError::MissingHome {
+                        variable: "CODEX_HOME",
+                        value: PathBuf::from(start.codex_home.unwrap_or_default()),
+                    });
+                }
+                dir
+            }
+            None => start.home.join(".codex"),
         };
-        let watched = derived(disk, what, from, || {
-            let codex_home = match start.codex_home {
-                Some(_) => from.to_path_buf(),
-                None => from.join(".codex"),
-            };
-            let settings = read_settings(disk, &codex_home.join("config.toml")).ok()?;
-            if !settings.trust.is_empty() || !settings.markers.iter().all(|m| super::plain_name(m))
-            {
-                return None;
-            }
-            let mut watched = candidate_names(&settings.fallbacks);
-            watched.extend(settings.markers);
-            watched.push(".git".to_string());
-            Some(watched)
-        });
-        ParentFacts {
-            watched: parent.root.is_some().then_some(watched),
+        let settings = read_settings(disk, &codex_home.join("config.toml"))?;
+        let candidates = candidate_names(&settings.fallbacks);
+        let names = settings
+            .markers
+            .iter()
+            .map(|marker| {
+                let plain = marker.split('/').all(super::plain_name);
+                plain.then(|| marker.split('/').next().unwrap_or_default().to_string())
+            })
+            .collect::<Option<Vec<String>>>()
+            .map(|mut names| {
+                names.extend(candidates.iter().cloned());
+                names
+            });
+        Ok(Model {
+            codex_home,
+            settings,
+            candidates,
+            names,
+        })
+    }
+
+    /// [`Model::of`] for every start of a tree, when that is one model:
+    /// `None` when `CODEX_HOME` is relative to the start.
+    pub(crate) fn of_every_start(
+        start: &Start<'_>,
+        disk: &dyn Disk,
+    ) -> Result<Option<Model>, ContextError> {
+        match start.codex_home {
+            Some(dir) if !Path::new(dir).is_absolute() => Ok(None),
+            _ => Model::of(start, start.cwd, disk).map(Some),
+        }
+    }
+}
+
+/// What Codex finds in one directory.
+pub(crate) struct Found {
+    /// Whether it holds a project root marker.
+    marker: bool,
+    /// Its file, if one is chosen.
+    chosen: Option<Chosen>,
+    /// The first candidate that could not be inspected, after which Codex
+    /// looks no further.
+    failed: Option<(PathBuf, String)>,
+}
+
+impl Layered for Model {
+    type Found = Found;
+
+    fn names(&self) -> Option<&[String]> {
+        self.names.as_deref()
+    }
+
+    fn found_in(&self, dir: &Path, disk: &dyn Disk) -> Found {
+        let listing = disk.exact_listing(dir);
+        let listing = listing.as_ref();
+        let marker = self
+            .settings
+            .markers
+            .iter()
+            .any(|m| !absent_below(listing, dir, m) && disk.metadata(&joined(dir, m)).is_ok());
+        let (chosen, failed) = choose(disk, dir, listing, &self.candidates);
+        Found {
+            marker,
+            chosen,
+            failed,
         }
     }
 
-    /// Whether Codex started in a directory below the parent, listed as
-    /// `listing`, loads what it loads in the parent.
-    pub(crate) fn adds_nothing(&self, listing: Option<&Listing>) -> bool {
-        let watched = self.watched.as_ref().and_then(|w| w.as_deref());
-        watched.is_some_and(|watched| super::holds_none_in(listing, watched))
+    fn adds_nothing(&self, found: &Found) -> bool {
+        !found.marker && found.chosen.is_none() && found.failed.is_none()
+    }
+
+    /// **Project root**: without one, only the start is read; `[projects]`
+    /// trust is looked up by the start's own path.
+    fn same_below(&self, above: &AgentContext) -> bool {
+        above.root.is_some() && self.settings.trust.is_empty()
+    }
+
+    fn assemble(
+        &self,
+        cwd: PathBuf,
+        up: &[(&Path, &Found)],
+        disk: &dyn Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let settings = &self.settings;
+        let mut files = Vec::new();
+        let mut notes = Vec::new();
+        let global = global_text(disk, &self.codex_home, &mut files);
+
+        // **Project root**: the nearest directory holding a marker.
+        let root = up.iter().position(|(_, found)| found.marker);
+        let mut remaining = settings.max_bytes;
+        let mut parts = Vec::new();
+        if let Some((key, "untrusted")) = trust_level(disk, &cwd, &settings.trust) {
+            notes.push(format!(
+                "{key} is untrusted in config.toml: Codex sends no project file"
+            ));
+        } else if settings.max_bytes == 0 {
+            notes.push("project_doc_max_bytes = 0: Codex sends no project file".to_string());
+        } else {
+            // From the root down to the start; the start alone without one.
+            let dirs: Vec<&Found> = match root {
+                Some(root) => up[..=root].iter().rev().map(|(_, f)| *f).collect(),
+                None => up
+                    .first()
+                    .filter(|(dir, _)| *dir == cwd)
+                    .map(|(_, f)| *f)
+                    .into_iter()
+                    .collect(),
+            };
+            parts = project_texts(disk, &dirs, &mut remaining, &mut files, &mut notes);
+        }
+        let root = root.map(|r| up[r].0.to_path_buf());
+
+        // Written in one piece: the files' texts are most of it.
+        let message = (global.is_some() || !parts.is_empty()).then(|| {
+            // Sized first: growing it would copy the files' texts again and again.
+            let len = global.as_ref().map_or(0, String::len)
+                + parts.iter().map(|(p, _)| p.len() + 2).sum::<usize>()
+                + cwd.as_os_str().len()
+                + 96;
+            let mut text = PartWriter::new(writing, len);
+            text.push("# AGENTS.md instructions");
+            if !parts.is_empty() {
+                text.push(" for ");
+                text.push(&cwd.to_string_lossy());
+            }
+            text.push("\n\n<INSTRUCTIONS>\n");
+            if let Some(global) = &global {
+                text.push(global);
+                if !parts.is_empty() {
+                    text.push("\n\n--- project-doc ---\n\n");
+                }
+            }
+            for (k, (part, tokens)) in parts.iter().enumerate() {
+                if k > 0 {
+                    text.push("\n\n");
+                }
+                text.push_counted(part, *tokens);
+            }
+            text.push("\n</INSTRUCTIONS>");
+            text.finish(Place::UserMessage)
+        });
+        Ok(AgentContext {
+            agent: Agent::Codex,
+            cwd,
+            root,
+            files,
+            limit: Some(ByteLimit {
+                max: settings.max_bytes,
+                used: settings.max_bytes - remaining,
+            }),
+            parts: message.into_iter().collect(),
+            notes,
+        })
     }
 }
 
@@ -393,18 +453,6 @@ fn git_repository<'a>(disk: &dyn Disk, cwd: &'a Path) -> Option<&'a Path> {
     None
 }
 
-/// The nearest directory from `cwd` up that holds a marker.
-fn find_root(disk: &dyn Disk, cwd: &Path, markers: &[String]) -> Option<PathBuf> {
-    ancestors(cwd)
-        .find(|dir| {
-            let listing = disk.exact_listing(dir);
-            markers.iter().any(|m| {
-                !absent_below(listing.as_ref(), dir, m) && disk.metadata(&joined(dir, m)).is_ok()
-            })
-        })
-        .map(Path::to_path_buf)
-}
-
 /// The candidate names of a directory, in Codex's order.
 fn candidate_names(fallbacks: &[String]) -> Vec<String> {
     let mut names = vec![OVERRIDE.to_string(), AGENTS.to_string()];
@@ -426,36 +474,25 @@ struct Chosen {
     shadows: Vec<(PathBuf, u64)>,
 }
 
-/// The project files' texts as Codex sends them, recording what became of
-/// each file (a chosen one, then those it shadows).
+/// The project files' texts as Codex sends them, from the finds of the
+/// directories from the root down, recording what became of each file (a
+/// chosen one, then those it shadows).
 fn project_texts(
     disk: &dyn Disk,
-    cwd: &Path,
-    root: Option<&Path>,
-    settings: &Settings,
+    dirs: &[&Found],
     remaining: &mut u64,
     files: &mut Vec<ContextFile>,
     notes: &mut Vec<String>,
 ) -> Vec<(String, promptinclude_tokenize::Split)> {
-    let dirs: Vec<&Path> = match root {
-        Some(root) => {
-            // By bytes where both are plain (their own normal form), as
-            // `ancestors` takes the directories between.
-            let plain = is_plain(root.as_os_str().as_encoded_bytes())
-                && is_plain(cwd.as_os_str().as_encoded_bytes());
-            let above_root = |d: &&Path| match plain {
-                true => d.as_os_str() != root.as_os_str(),
-                false => *d != root,
-            };
-            let mut dirs: Vec<&Path> = ancestors(cwd).take_while(above_root).collect();
-            dirs.push(root);
-            dirs.reverse();
-            dirs
+    let mut chosen: Vec<&Chosen> = Vec::new();
+    let mut failed = None;
+    for found in dirs {
+        chosen.extend(found.chosen.as_ref());
+        if found.failed.is_some() {
+            failed = found.failed.as_ref();
+            break;
         }
-        None => vec![cwd],
-    };
-    let names = candidate_names(&settings.fallbacks);
-    let (chosen, failed) = choose(disk, &dirs, &names);
+    }
     if let Some((path, error)) = failed {
         emit(files, &chosen, |_| {
             (Outcome::Skipped(Skip::DroppedWithSet), 0)
@@ -464,9 +501,9 @@ fn project_texts(
             path.clone(),
             Role::Project,
             None,
-            Outcome::Skipped(Skip::Unreadable(error)),
+            Outcome::Skipped(Skip::Unreadable(error.clone())),
         ));
-        notes.push(dropped_note(&path, "inspected"));
+        notes.push(dropped_note(path, "inspected"));
         return Vec::new();
     }
     let mut parts = Vec::new();
@@ -517,51 +554,46 @@ fn project_texts(
     parts
 }
 
-/// Each directory's file, and the first candidate that could not be
-/// inspected (after which Codex looks no further).
+/// The file of directory `dir` (listed exactly as `listing`, if known),
+/// with the regular files of the later names, which it shadows; or the
+/// first candidate that could not be inspected, after which Codex looks
+/// no further.
 fn choose(
     disk: &dyn Disk,
-    dirs: &[&Path],
+    dir: &Path,
+    listing: Option<&Listing>,
     names: &[String],
-) -> (Vec<Chosen>, Option<(PathBuf, String)>) {
-    let mut chosen: Vec<Chosen> = Vec::new();
-    for dir in dirs {
-        let mut winner: Option<Chosen> = None;
-        let listing = disk.exact_listing(dir);
-        for name in names {
-            if absent_below(listing.as_ref(), dir, name) {
-                continue;
-            }
-            let path = joined(dir, name);
-            match (disk.metadata(&path), &mut winner) {
-                (Ok(meta), Some(w)) if meta.is_file() => w.shadows.push((path, meta.len())),
-                (Ok(meta), None) if meta.is_file() => {
-                    winner = Some(Chosen {
-                        path,
-                        len: meta.len(),
-                        shadows: Vec::new(),
-                    })
-                }
-                (Ok(_), _) => {}
-                (Err(e), _) if e.kind() == io::ErrorKind::NotFound => {}
-                // Codex stops looking once it has this directory's file.
-                (Err(_), Some(_)) => {}
-                (Err(e), None) => {
-                    chosen.extend(winner);
-                    return (chosen, Some((path, e.to_string())));
-                }
-            }
+) -> (Option<Chosen>, Option<(PathBuf, String)>) {
+    let mut winner: Option<Chosen> = None;
+    for name in names {
+        if absent_below(listing, dir, name) {
+            continue;
         }
-        chosen.extend(winner);
+        let path = joined(dir, name);
+        match (disk.metadata(&path), &mut winner) {
+            (Ok(meta), Some(w)) if meta.is_file() => w.shadows.push((path, meta.len())),
+            (Ok(meta), None) if meta.is_file() => {
+                winner = Some(Chosen {
+                    path,
+                    len: meta.len(),
+                    shadows: Vec::new(),
+                })
+            }
+            (Ok(_), _) => {}
+            (Err(e), _) if e.kind() == io::ErrorKind::NotFound => {}
+            // Codex stops looking once it has this directory's file.
+            (Err(_), Some(_)) => {}
+            (Err(e), None) => return (None, Some((path, e.to_string()))),
+        }
     }
-    (chosen, None)
+    (winner, None)
 }
 
 /// Records each chosen file with the outcome and tokens `of` gives it,
 /// followed by the files it shadows.
 fn emit(
     files: &mut Vec<ContextFile>,
-    chosen: &[Chosen],
+    chosen: &[&Chosen],
     mut of: impl FnMut(&Chosen) -> (Outcome, usize),
 ) {
     for file in chosen {

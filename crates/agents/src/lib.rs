@@ -15,6 +15,7 @@
 pub mod claude_code;
 pub mod codex;
 pub mod disk;
+mod engine;
 pub mod gemini;
 mod js;
 pub mod pi;
@@ -323,22 +324,29 @@ pub fn contexts_shared(
     use std::collections::hash_map::Entry;
     let dirs = tree.starts(agent);
     let parent = &tree.parents;
-    // Each level's directories, in order (a parent comes before its
-    // directories, so its depth is known).
-    let mut depth = vec![0usize; dirs.len()];
-    let mut levels: Vec<Vec<usize>> = Vec::new();
-    for i in 0..dirs.len() {
-        depth[i] = parent[i].map_or(0, |p| depth[p] + 1);
-        if levels.len() <= depth[i] {
-            levels.push(Vec::new());
-        }
-        levels[depth[i]].push(i);
-    }
+    let levels = levels(tree);
     let env = |name: &str| env(name);
     // The agent's variables are the same for every start: read once.
     let own = Variables::read(agent, &env);
+    // The agents the one engine runs.
+    let root = &dirs[0];
+    match own.start(root, home) {
+        Some(ModelStart::Pi(start)) => {
+            return engine::contexts(&pi::Model::of(&start), tree, disk);
+        }
+        Some(ModelStart::Codex(start)) => {
+            return match codex::Model::of_every_start(&start, disk)? {
+                Some(model) => engine::contexts(&model, tree, disk),
+                None => engine::each_own(tree, disk, |cwd| {
+                    codex::context_writing(&codex::Start { cwd, ..start }, disk, Writing::ToMeasure)
+                }),
+            };
+        }
+        _ => {}
+    }
     let mut found: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
     for level in &levels {
+        let level = &level[..level.partition_point(|&i| i < dirs.len())];
         // Each directory is given as its parent's owner, or as a sibling
         // like it, or computed. In this thread: a decision is a few lookups,
         // less than what handing it to another thread costs (a level's
@@ -347,7 +355,7 @@ pub fn contexts_shared(
         // more over a tree of 17,685 directories).
         // A parent's directories come one after another in its level: what
         // the model finds of the parent is found once for all of them.
-        let mut facts: Option<(usize, ParentFacts)> = None;
+        let mut facts: Option<(usize, Option<ParentFacts>)> = None;
         let mut decided: Vec<(usize, Decision)> = Vec::with_capacity(level.len());
         for &i in level {
             let model = own.start(&dirs[i], home);
@@ -370,7 +378,11 @@ pub fn contexts_shared(
                                 .1
                         }
                     };
-                    match facts.likeness(&dirs[i], tree.listed(i), disk) {
+                    let likeness = match facts {
+                        Some(facts) => facts.likeness(&dirs[i], tree.listed(i), disk),
+                        None => Likeness::Own,
+                    };
+                    match likeness {
                         Likeness::AddsNothing => Decision::As(o),
                         Likeness::LikeSiblings => Decision::LikeSiblings(p),
                         Likeness::Own => Decision::Compute,
@@ -425,6 +437,22 @@ pub fn contexts_shared(
         .into_iter()
         .map(|s| s.expect("every level is done"))
         .collect())
+}
+
+/// The indices of `tree`'s directories by depth, the root's level first,
+/// each level in the tree's order (a parent comes before its directories,
+/// so its depth is known).
+fn levels(tree: &Tree) -> Vec<Vec<usize>> {
+    let mut depth = vec![0usize; tree.dirs.len()];
+    let mut levels: Vec<Vec<usize>> = Vec::new();
+    for i in 0..tree.dirs.len() {
+        depth[i] = tree.parents[i].map_or(0, |p| depth[p] + 1);
+        if levels.len() <= depth[i] {
+            levels.push(Vec::new());
+        }
+        levels[depth[i]].push(i);
+    }
+    levels
 }
 
 /// A context with what it sends measured, and its [parts](AgentContext::parts)
@@ -495,30 +523,27 @@ pub(crate) enum Likeness {
 /// the root is asked for.)
 enum ParentFacts {
     ClaudeCode(claude_code::ParentFacts),
-    Codex(codex::ParentFacts),
     Gemini(gemini::ParentFacts),
-    Pi(pi::ParentFacts),
 }
 
 impl ParentFacts {
     /// The facts of `parent`, whose context is `context`, for the model
-    /// started below it as `start`.
+    /// started below it as `start` (`None`: the engine runs it).
     fn of(
         start: &ModelStart<'_>,
         parent: &Path,
         context: &AgentContext,
         disk: &dyn disk::Disk,
-    ) -> ParentFacts {
-        match start {
+    ) -> Option<ParentFacts> {
+        Some(match start {
             ModelStart::ClaudeCode(s) => {
                 ParentFacts::ClaudeCode(claude_code::ParentFacts::of(s, parent, context, disk))
             }
-            ModelStart::Codex(s) => ParentFacts::Codex(codex::ParentFacts::of(s, context, disk)),
             ModelStart::Gemini(s) => {
                 ParentFacts::Gemini(gemini::ParentFacts::of(s, parent, context, disk))
             }
-            ModelStart::Pi(s) => ParentFacts::Pi(pi::ParentFacts::of(s)),
-        }
+            ModelStart::Codex(_) | ModelStart::Pi(_) => return None,
+        })
     }
 
     /// [`Likeness`] of the directory `cwd` below the parent, listed as
@@ -531,9 +556,7 @@ impl ParentFacts {
     ) -> Likeness {
         let adds_nothing = match self {
             ParentFacts::ClaudeCode(facts) => return facts.likeness(cwd, listing),
-            ParentFacts::Codex(facts) => facts.adds_nothing(listing),
             ParentFacts::Gemini(facts) => facts.adds_nothing(cwd, listing, disk),
-            ParentFacts::Pi(facts) => facts.adds_nothing(listing),
         };
         if adds_nothing {
             Likeness::AddsNothing

@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::disk::{absent_below, ancestors, derived, Disk, Listing, Live};
+use super::disk::{absent_below, Disk, Listing, Live};
+use super::engine::Layered;
 use super::{
     Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip, Writing,
 };
@@ -64,143 +65,45 @@ pub(crate) fn context_writing(
     writing: Writing,
 ) -> Result<AgentContext, ContextError> {
     let cwd = super::physical_cwd(disk, start.cwd)?;
-    let home = start.home.to_string_lossy();
-    let agent_dir = match start.agent_dir.map(OsStr::to_string_lossy) {
-        Some(dir) if dir == "~" => home.into_owned(),
-        Some(dir) if dir.starts_with("~/") => format!("{home}{}", &dir[1..]),
-        Some(dir) if !dir.is_empty() => dir.into_owned(),
-        _ => join(&home, ".pi/agent"),
-    };
+    crate::engine::context(&Model::of(start), cwd, disk, writing)
+}
 
-    let mut files = Vec::new();
-    let mut notes = Vec::new();
-    let mut sent: Vec<Sent> = Vec::new();
-    let mut seen = FxHashSet::default();
-    if let Some((path, text)) = from_dir(
-        disk,
-        &agent_dir,
-        None,
-        &cwd,
-        Role::Global,
-        &mut files,
-        &mut notes,
-    ) {
-        let tokens = disk.count_split(&text);
-        seen.insert(path.clone());
-        sent.push(Sent { path, text, tokens });
-    }
-    let mut above = Vec::new();
-    for dir in ancestors(&cwd) {
-        let here = dir_file(disk, dir);
-        files.extend(here.files.iter().cloned());
-        notes.extend(here.notes.iter().cloned());
-        if let Some(found) = &here.sent {
-            if seen.insert(found.path.clone()) {
-                above.push(found.clone());
-            }
+/// pi as the engine runs it: what it finds in each directory, and how
+/// that makes its section.
+pub(crate) struct Model {
+    /// pi's own directory, as pi names it (relative to the start, if
+    /// `$PI_CODING_AGENT_DIR` is).
+    agent_dir: String,
+    /// The names pi looks for.
+    names: Vec<String>,
+}
+
+impl Model {
+    /// pi started as `start` says (but for its directory).
+    pub(crate) fn of(start: &Start<'_>) -> Model {
+        let home = start.home.to_string_lossy();
+        let agent_dir = match start.agent_dir.map(OsStr::to_string_lossy) {
+            Some(dir) if dir == "~" => home.into_owned(),
+            Some(dir) if dir.starts_with("~/") => format!("{home}{}", &dir[1..]),
+            Some(dir) if !dir.is_empty() => dir.into_owned(),
+            _ => join(&home, ".pi/agent"),
+        };
+        Model {
+            agent_dir,
+            names: CANDIDATES.map(String::from).to_vec(),
         }
     }
-    above.reverse();
-    sent.extend(above);
-
-    // Files in the order they are sent, then those that are not.
-    let mut ordered: Vec<ContextFile> = sent
-        .iter()
-        .filter_map(|found| {
-            let index = files.iter().position(|f: &ContextFile| {
-                f.outcome == Outcome::Loaded && f.path.as_os_str() == found.path.as_str()
-            })?;
-            let mut file = files.remove(index);
-            file.tokens = found.tokens.tokens;
-            Some(file)
-        })
-        .collect();
-    ordered.extend(files.into_iter().filter(|f| f.outcome != Outcome::Loaded));
-    let section = (!sent.is_empty()).then(|| {
-        // Sized first: growing it would copy the files' texts again and again.
-        let len = sent
-            .iter()
-            .map(|s| s.path.len() + s.text.len() + 7)
-            .sum::<usize>();
-        let mut text = PartWriter::new(writing, HEADER.len() + len);
-        text.push(HEADER);
-        for Sent {
-            path,
-            text: content,
-            tokens,
-        } in &sent
-        {
-            for piece in ["## ", path, "\n\n"] {
-                text.push(piece);
-            }
-            text.push_counted(content, *tokens);
-            text.push("\n\n");
-        }
-        text.finish(Place::SystemPrompt)
-    });
-    Ok(AgentContext {
-        agent: Agent::Pi,
-        cwd,
-        root: None,
-        files: ordered,
-        limit: None,
-        parts: section.into_iter().collect(),
-        notes,
-    })
 }
 
-/// What tells whether pi started in a directory loads what it loads in the
-/// parent directory, found once for the parent: the directory holds none of
-/// pi's names, and pi's own directory is not named relative to where it
-/// starts. (pi reads each directory up to `/`, by absolute paths.)
-pub(crate) struct ParentFacts {
-    /// Whether pi's own directory is the same from every start.
-    own_dir_fixed: bool,
-}
+impl Layered for Model {
+    type Found = DirFile;
 
-impl ParentFacts {
-    /// The facts for a `start` below the parent.
-    pub(crate) fn of(start: &Start<'_>) -> ParentFacts {
-        let own_dir_fixed = start
-            .agent_dir
-            .map(OsStr::to_string_lossy)
-            .is_none_or(|dir| {
-                dir.is_empty() || dir == "~" || dir.starts_with("~/") || dir.starts_with('/')
-            });
-        ParentFacts { own_dir_fixed }
+    /// **One file per directory**: the first of these that exists.
+    fn names(&self) -> Option<&[String]> {
+        Some(&self.names)
     }
 
-    /// Whether pi started in a directory below the parent, listed as
-    /// `listing`, loads what it loads in the parent.
-    pub(crate) fn adds_nothing(&self, listing: Option<&Listing>) -> bool {
-        self.own_dir_fixed && super::holds_none_in(listing, &CANDIDATES)
-    }
-}
-
-/// A file pi sends: its path as pi names it, its text, and the text's
-/// tokens.
-#[derive(Clone)]
-struct Sent {
-    path: String,
-    text: Arc<str>,
-    tokens: Split,
-}
-
-/// What one directory on the way up gives pi: the same for every start
-/// below it (the directory is named by its absolute path), so found once.
-struct DirFile {
-    /// The candidates looked at ([`from_dir`]'s records).
-    files: Vec<ContextFile>,
-    /// What pi does about them that the files do not show.
-    notes: Vec<String>,
-    /// The file it sends, if any.
-    sent: Option<Sent>,
-}
-
-/// [`from_dir`] for a directory on the way from the working directory up
-/// to `/`, found once per directory for every start below it.
-fn dir_file(disk: &dyn Disk, dir: &Path) -> Arc<DirFile> {
-    derived(disk, "pi: a directory's file", dir, || {
+    fn found_in(&self, dir: &Path, disk: &dyn Disk) -> DirFile {
         // pi names the directory by its text: a name that is not UTF-8 is
         // another path, which its listing does not answer for.
         let listing = dir.to_str().and_then(|_| disk.exact_listing(dir));
@@ -220,7 +123,122 @@ fn dir_file(disk: &dyn Disk, dir: &Path) -> Arc<DirFile> {
             text,
         });
         DirFile { files, notes, sent }
-    })
+    }
+
+    fn adds_nothing(&self, found: &DirFile) -> bool {
+        found.files.is_empty() && found.notes.is_empty() && found.sent.is_none()
+    }
+
+    /// pi's own directory is the same from every start unless it is named
+    /// relative to the start.
+    fn same_below(&self, _: &AgentContext) -> bool {
+        self.agent_dir.starts_with('/')
+    }
+
+    /// **Order**: the agent directory's file, then every directory's from
+    /// `/` down to the start; a path named twice is sent once.
+    fn assemble(
+        &self,
+        cwd: PathBuf,
+        up: &[(&Path, &DirFile)],
+        disk: &dyn Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let mut files = Vec::new();
+        let mut notes = Vec::new();
+        let mut sent: Vec<Sent> = Vec::new();
+        let mut seen = FxHashSet::default();
+        if let Some((path, text)) = from_dir(
+            disk,
+            &self.agent_dir,
+            None,
+            &cwd,
+            Role::Global,
+            &mut files,
+            &mut notes,
+        ) {
+            let tokens = disk.count_split(&text);
+            seen.insert(path.clone());
+            sent.push(Sent { path, text, tokens });
+        }
+        let mut above = Vec::new();
+        for (_, here) in up {
+            files.extend(here.files.iter().cloned());
+            notes.extend(here.notes.iter().cloned());
+            if let Some(found) = &here.sent {
+                if seen.insert(found.path.clone()) {
+                    above.push(found.clone());
+                }
+            }
+        }
+        above.reverse();
+        sent.extend(above);
+
+        // Files in the order they are sent, then those that are not.
+        let mut ordered: Vec<ContextFile> = sent
+            .iter()
+            .filter_map(|found| {
+                let index = files.iter().position(|f: &ContextFile| {
+                    f.outcome == Outcome::Loaded && f.path.as_os_str() == found.path.as_str()
+                })?;
+                let mut file = files.remove(index);
+                file.tokens = found.tokens.tokens;
+                Some(file)
+            })
+            .collect();
+        ordered.extend(files.into_iter().filter(|f| f.outcome != Outcome::Loaded));
+        let section = (!sent.is_empty()).then(|| {
+            // Sized first: growing it would copy the files' texts again and again.
+            let len = sent
+                .iter()
+                .map(|s| s.path.len() + s.text.len() + 7)
+                .sum::<usize>();
+            let mut text = PartWriter::new(writing, HEADER.len() + len);
+            text.push(HEADER);
+            for Sent {
+                path,
+                text: content,
+                tokens,
+            } in &sent
+            {
+                for piece in ["## ", path, "\n\n"] {
+                    text.push(piece);
+                }
+                text.push_counted(content, *tokens);
+                text.push("\n\n");
+            }
+            text.finish(Place::SystemPrompt)
+        });
+        Ok(AgentContext {
+            agent: Agent::Pi,
+            cwd,
+            root: None,
+            files: ordered,
+            limit: None,
+            parts: section.into_iter().collect(),
+            notes,
+        })
+    }
+}
+
+/// A file pi sends: its path as pi names it, its text, and the text's
+/// tokens.
+#[derive(Clone)]
+struct Sent {
+    path: String,
+    text: Arc<str>,
+    tokens: Split,
+}
+
+/// What one directory on the way up gives pi: the same for every start
+/// below it (the directory is named by its absolute path).
+pub(crate) struct DirFile {
+    /// The candidates looked at ([`from_dir`]'s records).
+    files: Vec<ContextFile>,
+    /// What pi does about them that the files do not show.
+    notes: Vec<String>,
+    /// The file it sends, if any.
+    sent: Option<Sent>,
 }
 
 /// A directory's file (its path as pi names it, its text), recording what

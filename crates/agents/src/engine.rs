@@ -1,0 +1,175 @@
+//! The one engine for agents whose context is made of what they find in
+//! each directory on the way from the start up to `/`: the agent's module
+//! says what one directory gives ([`Layered::found_in`]) and how the
+//! finds make the text it sends ([`Layered::assemble`]); the engine finds
+//! each directory's once for every start below it, skips the directories
+//! that hold none of the agent's names without asking the system anything,
+//! gives a start that adds nothing its parent's context, and computes the
+//! others in parallel. A single start ([`context`]) goes through the same
+//! two functions, so what one start loads and what a tree's chains say
+//! cannot disagree.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::disk::{ancestors, Disk, Remembered};
+use crate::{AgentContext, ContextError, Measured, Shared, Tree, Writing};
+
+/// An agent modelled as what it finds in each directory from the start up
+/// to `/`, each directory's find the same from every start at or below
+/// it.
+pub(crate) trait Layered: Sync {
+    /// What the agent finds in one directory.
+    type Found: Send + Sync;
+
+    /// The names the agent looks for in a directory (as a case-folding
+    /// file system could match them: without ASCII case), where a
+    /// directory's listing can tell: a directory holding none of them
+    /// finds nothing, and is not asked. `None`: every directory is asked.
+    fn names(&self) -> Option<&[String]>;
+
+    /// What the agent finds in `dir`.
+    fn found_in(&self, dir: &Path, disk: &dyn Disk) -> Self::Found;
+
+    /// Whether `found` adds nothing to what the agent loads.
+    fn adds_nothing(&self, found: &Self::Found) -> bool;
+
+    /// Whether a start whose directory adds nothing loads what the start
+    /// above it loads, which loads `above`: `false` where what is loaded
+    /// depends on the start's own path.
+    fn same_below(&self, above: &AgentContext) -> bool;
+
+    /// What the agent loads started in `cwd` (its physical path), from the
+    /// finds of the directories from `cwd` up to `/` that add something,
+    /// nearest first; its text written as `writing` says.
+    fn assemble(
+        &self,
+        cwd: PathBuf,
+        up: &[(&Path, &Self::Found)],
+        disk: &dyn Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError>;
+}
+
+/// What `model` loads started in `cwd`, a physical path.
+pub(crate) fn context<M: Layered>(
+    model: &M,
+    cwd: PathBuf,
+    disk: &dyn Disk,
+    writing: Writing,
+) -> Result<AgentContext, ContextError> {
+    let found: Vec<(&Path, M::Found)> = ancestors(&cwd)
+        .map(|dir| (dir, model.found_in(dir, disk)))
+        .filter(|(_, found)| !model.adds_nothing(found))
+        .collect();
+    let up: Vec<(&Path, &M::Found)> = found.iter().map(|(dir, found)| (*dir, found)).collect();
+    model.assemble(cwd.clone(), &up, disk, writing)
+}
+
+/// What `model` loads started in each directory of `tree`, in
+/// [`contexts_shared`](crate::contexts_shared)'s form: a directory that
+/// adds nothing is given as its parent's context where
+/// [`Layered::same_below`] says so; every other one is computed and
+/// measured. The tree's levels are done one after another (a directory's
+/// decision needs its parent's context), each level's contexts in
+/// parallel.
+pub(crate) fn contexts<M: Layered>(
+    model: &M,
+    tree: &Tree,
+    disk: &Remembered<'_>,
+) -> Result<Vec<Shared>, ContextError> {
+    let dirs = &tree.dirs;
+    // Each directory's find, where it adds something.
+    let found: Vec<Option<M::Found>> = (0..dirs.len())
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|i| {
+            let screened = model
+                .names()
+                .is_some_and(|names| crate::holds_none_in(tree.listed(i), names));
+            if screened {
+                return None;
+            }
+            Some(model.found_in(&dirs[i], disk)).filter(|f| !model.adds_nothing(f))
+        })
+        .collect();
+    // The directories above the tree, the same for every start in it.
+    let above: Vec<(PathBuf, M::Found)> = ancestors(&dirs[0])
+        .skip(1)
+        .map(|dir| (dir.to_path_buf(), model.found_in(dir, disk)))
+        .filter(|(_, found)| !model.adds_nothing(found))
+        .collect();
+    let own = |i: usize| -> Result<Measured, ContextError> {
+        let mut up: Vec<(&Path, &M::Found)> = Vec::new();
+        let mut at = Some(i);
+        while let Some(j) = at {
+            if let Some(found) = &found[j] {
+                up.push((&dirs[j], found));
+            }
+            at = tree.parent(j);
+        }
+        up.extend(above.iter().map(|(dir, found)| (dir.as_path(), found)));
+        let cwd = crate::physical_cwd(disk, &dirs[i])?;
+        let context = model.assemble(cwd, &up, disk, Writing::ToMeasure)?;
+        Ok(Measured::of(context, disk))
+    };
+    let mut shared: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
+    for level in crate::levels(tree) {
+        // A directory that adds nothing is given as the directory its
+        // parent is given as (or the parent), when the agent says so.
+        let mut compute = Vec::new();
+        for i in level {
+            let owner = tree
+                .parent(i)
+                .filter(|_| found[i].is_none())
+                .map(|p| match shared[p] {
+                    Some(Shared::As(o)) => o,
+                    _ => p,
+                });
+            match owner.map(|o| (o, &shared[o])) {
+                Some((o, Some(Shared::Own(above)))) if model.same_below(&above.context) => {
+                    shared[i] = Some(Shared::As(o));
+                }
+                _ => compute.push(i),
+            }
+        }
+        let done: Vec<(usize, Result<Measured, ContextError>)> = compute
+            .par_iter()
+            .with_min_len(4)
+            .map(|&i| (i, own(i)))
+            .collect();
+        for (i, measured) in done {
+            shared[i] = Some(Shared::Own(measured?));
+        }
+    }
+    Ok(shared
+        .into_iter()
+        .map(|s| s.expect("every level is done"))
+        .collect())
+}
+
+/// Every directory of `tree` computed on its own by `context` (of its
+/// physical path), for an agent whose settings depend on the start; the
+/// levels one after another, as [`contexts`] does them.
+pub(crate) fn each_own(
+    tree: &Tree,
+    disk: &dyn Disk,
+    context: impl Fn(&Path) -> Result<AgentContext, ContextError> + Sync,
+) -> Result<Vec<Shared>, ContextError> {
+    let mut shared: Vec<Option<Shared>> = (0..tree.dirs.len()).map(|_| None).collect();
+    for level in crate::levels(tree) {
+        let done: Vec<(usize, Result<AgentContext, ContextError>)> = level
+            .par_iter()
+            .with_min_len(4)
+            .map(|&i| (i, context(&tree.dirs[i])))
+            .collect();
+        for (i, context) in done {
+            shared[i] = Some(Shared::Own(Measured::of(context?, disk)));
+        }
+    }
+    Ok(shared
+        .into_iter()
+        .map(|s| s.expect("every level is done"))
+        .collect())
+}
