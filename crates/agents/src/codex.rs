@@ -40,8 +40,8 @@ use std::path::{Path, PathBuf};
 use super::disk::{absent_below, ancestors, joined, Disk, Listing, Live};
 use super::engine::Layered;
 use super::{
-    Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, PartWriter, Place, Role,
-    Skip, Writing,
+    Agent, AgentContext, ByteLimit, ContextError, ContextFile, Likeness, Outcome, PartWriter,
+    Place, Role, Skip, Writing,
 };
 
 /// The Codex CLI version this model reproduces (`tests/agents/package.json`).
@@ -213,10 +213,20 @@ impl Layered for Model {
         !found.marker && found.chosen.is_none() && found.failed.is_none()
     }
 
+    /// Whether the start found a project root.
+    type Above = bool;
+
+    fn above(&self, _: &Path, context: &AgentContext, _: &dyn Disk) -> bool {
+        context.root.is_some()
+    }
+
     /// **Project root**: without one, only the start is read; `[projects]`
     /// trust is looked up by the start's own path.
-    fn same_below(&self, above: &AgentContext) -> bool {
-        above.root.is_some() && self.settings.trust.is_empty()
+    fn likeness(&self, rooted: &bool, _: &Path, _: Option<&Listing>, _: &dyn Disk) -> Likeness {
+        match *rooted && self.settings.trust.is_empty() {
+            true => Likeness::AddsNothing,
+            false => Likeness::Own,
+        }
     }
 
     fn assemble(

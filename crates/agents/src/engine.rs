@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::disk::{ancestors, Disk, Remembered};
-use crate::{AgentContext, ContextError, Measured, Shared, Tree, Writing};
+use crate::disk::{ancestors, Disk, Listing, Remembered};
+use crate::{AgentContext, ContextError, Likeness, Measured, Shared, Tree, Writing};
 
 /// An agent modelled as what it finds in each directory from the start up
 /// to `/`, each directory's find the same from every start at or below
@@ -35,10 +35,25 @@ pub(crate) trait Layered: Sync {
     /// Whether `found` adds nothing to what the agent loads.
     fn adds_nothing(&self, found: &Self::Found) -> bool;
 
-    /// Whether a start whose directory adds nothing loads what the start
-    /// above it loads, which loads `above`: `false` where what is loaded
-    /// depends on the start's own path.
-    fn same_below(&self, above: &AgentContext) -> bool;
+    /// What the agent needs to know of a start, which loads `context`, in
+    /// `dir`, to tell [`Layered::likeness`] of the starts right below it
+    /// that add nothing: found once for all of them.
+    type Above: Send + Sync;
+
+    /// [`Layered::Above`] of the start in `dir`, which loads `context`.
+    fn above(&self, dir: &Path, context: &AgentContext, disk: &dyn Disk) -> Self::Above;
+
+    /// How what a start in `cwd` (listed as `listing`), a directory that
+    /// adds nothing right below a start known as `above`, loads relates to
+    /// what that start loads: `Own` where it depends on the start's own
+    /// path in a way the agent cannot tell.
+    fn likeness(
+        &self,
+        above: &Self::Above,
+        cwd: &Path,
+        listing: Option<&Listing>,
+        disk: &dyn Disk,
+    ) -> Likeness;
 
     /// What the agent loads started in `cwd` (its physical path), from the
     /// finds of the directories from `cwd` up to `/` that add something,
@@ -117,23 +132,48 @@ pub(crate) fn contexts<M: Layered>(
     let mut shared: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
     for level in crate::levels(tree) {
         // A directory that adds nothing is given as the directory its
-        // parent is given as (or the parent), when the agent says so.
+        // parent is given as (or the parent) where the agent says it loads
+        // the same; where it says it loads what its siblings like it load,
+        // the first of them is computed and the others given as it. In
+        // this thread: a decision is a few lookups, less than handing it
+        // to another thread costs. A parent's directories come one after
+        // another: what the agent needs of it is found once for them all.
+        let mut above: Option<(usize, M::Above)> = None;
+        let mut first_like: Option<(usize, usize)> = None;
         let mut compute = Vec::new();
         for i in level {
-            let owner = tree
-                .parent(i)
-                .filter(|_| found[i].is_none())
-                .map(|p| match shared[p] {
+            let owner = tree.parent(i).filter(|_| found[i].is_none()).and_then(|p| {
+                let o = match shared[p] {
                     Some(Shared::As(o)) => o,
                     _ => p,
-                });
-            match owner.map(|o| (o, &shared[o])) {
-                Some((o, Some(Shared::Own(above)))) if model.same_below(&above.context) => {
-                    shared[i] = Some(Shared::As(o));
+                };
+                match &shared[o] {
+                    Some(Shared::Own(measured)) => Some((p, o, &measured.context)),
+                    _ => None,
                 }
-                _ => compute.push(i),
+            });
+            let Some((p, o, context)) = owner else {
+                compute.push(i);
+                continue;
+            };
+            let facts = match &mut above {
+                Some((of, facts)) if *of == p => facts,
+                _ => &mut above.insert((p, model.above(&dirs[p], context, disk))).1,
+            };
+            match model.likeness(facts, &dirs[i], tree.listed(i), disk) {
+                Likeness::AddsNothing => shared[i] = Some(Shared::As(o)),
+                Likeness::LikeSiblings => match first_like {
+                    Some((of, first)) if of == p => shared[i] = Some(Shared::As(first)),
+                    _ => {
+                        first_like = Some((p, i));
+                        compute.push(i);
+                    }
+                },
+                Likeness::Own => compute.push(i),
             }
         }
+        // In parallel in runs of four: a context is worth a thread's time,
+        // a decision is not.
         let done: Vec<(usize, Result<Measured, ContextError>)> = compute
             .par_iter()
             .with_min_len(4)

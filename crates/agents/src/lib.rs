@@ -334,6 +334,9 @@ pub fn contexts_shared(
         Some(ModelStart::Pi(start)) => {
             return engine::contexts(&pi::Model::of(&start), tree, disk);
         }
+        Some(ModelStart::ClaudeCode(start)) => {
+            return engine::contexts(&claude_code::Model::new(start), tree, disk);
+        }
         Some(ModelStart::Codex(start)) => {
             return match codex::Model::of_every_start(&start, disk)? {
                 Some(model) => engine::contexts(&model, tree, disk),
@@ -522,7 +525,6 @@ pub(crate) enum Likeness {
 /// (Agent Zero has no model start: its project is the whole tree, and only
 /// the root is asked for.)
 enum ParentFacts {
-    ClaudeCode(claude_code::ParentFacts),
     Gemini(gemini::ParentFacts),
 }
 
@@ -536,13 +538,10 @@ impl ParentFacts {
         disk: &dyn disk::Disk,
     ) -> Option<ParentFacts> {
         Some(match start {
-            ModelStart::ClaudeCode(s) => {
-                ParentFacts::ClaudeCode(claude_code::ParentFacts::of(s, parent, context, disk))
-            }
             ModelStart::Gemini(s) => {
                 ParentFacts::Gemini(gemini::ParentFacts::of(s, parent, context, disk))
             }
-            ModelStart::Codex(_) | ModelStart::Pi(_) => return None,
+            ModelStart::ClaudeCode(_) | ModelStart::Codex(_) | ModelStart::Pi(_) => return None,
         })
     }
 
@@ -555,7 +554,6 @@ impl ParentFacts {
         disk: &dyn disk::Disk,
     ) -> Likeness {
         let adds_nothing = match self {
-            ParentFacts::ClaudeCode(facts) => return facts.likeness(cwd, listing),
             ParentFacts::Gemini(facts) => facts.adds_nothing(cwd, listing, disk),
         };
         if adds_nothing {

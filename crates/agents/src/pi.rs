@@ -26,7 +26,8 @@ use rustc_hash::FxHashSet;
 use super::disk::{absent_below, Disk, Listing, Live};
 use super::engine::Layered;
 use super::{
-    Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip, Writing,
+    Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place, Role,
+    Skip, Writing,
 };
 use promptinclude_tokenize::Split;
 
@@ -129,10 +130,18 @@ impl Layered for Model {
         found.files.is_empty() && found.notes.is_empty() && found.sent.is_none()
     }
 
-    /// pi's own directory is the same from every start unless it is named
-    /// relative to the start.
-    fn same_below(&self, _: &AgentContext) -> bool {
-        self.agent_dir.starts_with('/')
+    type Above = ();
+
+    fn above(&self, _: &Path, _: &AgentContext, _: &dyn Disk) {}
+
+    /// pi reads every directory up to `/` by its absolute path: a start
+    /// that adds nothing loads what the one above it loads, unless pi's
+    /// own directory is named relative to the start.
+    fn likeness(&self, _: &(), _: &Path, _: Option<&Listing>, _: &dyn Disk) -> Likeness {
+        match self.agent_dir.starts_with('/') {
+            true => Likeness::AddsNothing,
+            false => Likeness::Own,
+        }
     }
 
     /// **Order**: the agent directory's file, then every directory's from

@@ -41,6 +41,7 @@ use rustc_hash::FxHashSet;
 use super::disk::{
     absent_below, ancestors, derived, is_joined, joined, parent, Disk, EntryType, Listing, Live,
 };
+use super::engine::Layered;
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, Below, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place,
@@ -297,125 +298,214 @@ pub(crate) fn context_writing(
     writing: Writing,
 ) -> Result<AgentContext, ContextError> {
     let cwd = super::physical_cwd(disk, start.cwd)?;
-    let mut notes = Vec::new();
-    if start.disabled {
-        notes.push(
-            "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set: Claude Code loads no instruction file"
-                .to_string(),
-        );
-        return Ok(finish(cwd, Vec::new(), Vec::new(), notes, writing));
-    }
-    let config = match start.config_dir {
-        Some(dir) => normalize(&cwd.join(dir)),
-        None => start.home.join(".claude"),
-    };
-    let user_md = config.join("CLAUDE.md");
-    let external = external_imports_approved(start, disk, &cwd);
-    let dirs: Vec<&Path> = {
-        let mut dirs: Vec<&Path> = ancestors(&cwd).filter(|d| parent(d).is_some()).collect();
-        dirs.reverse();
-        dirs
-    };
+    crate::engine::context(&Model::new(*start), cwd, disk, writing)
+}
 
-    let mut walk = Walk {
-        disk,
-        cwd: &cwd,
-        home: start.home,
-        taken: FxHashSet::default(),
-        absent: Vec::new(),
-        skipped: Vec::new(),
-        external,
-    };
-    // What each directory's listing says is not there is not asked for.
-    let listings: Vec<Option<Listing>> = dirs.iter().map(|d| disk.exact_listing(d)).collect();
-    let mut items = walk.file(&user_md, Kind::User, 0, None, true);
-    items.extend(walk.rules(
-        &config.join("rules"),
-        Kind::User,
-        None,
-        &mut FxHashSet::default(),
-    ));
-    for (dir, listing) in dirs.iter().zip(&listings) {
-        let listing = listing.as_ref();
-        items.extend(walk.candidate(dir, "CLAUDE.md", Kind::Project, listing));
-        items.extend(walk.candidate(dir, ".claude/CLAUDE.md", Kind::Project, listing));
-        if !absent_below(listing, dir, ".claude/rules") {
-            let rules = joined(dir, ".claude/rules");
-            items.extend(walk.rules(&rules, Kind::Project, None, &mut FxHashSet::default()));
+/// Claude Code as the engine runs it: what it finds in each directory,
+/// and how that makes its message.
+pub(crate) struct Model<'a> {
+    /// How it is started (but for the working directory, which is each
+    /// start's own).
+    start: Start<'a>,
+    /// [`NAMES`].
+    names: Vec<String>,
+}
+
+impl<'a> Model<'a> {
+    /// Claude Code started as `start` says.
+    pub(crate) fn new(start: Start<'a>) -> Model<'a> {
+        let names = NAMES.map(String::from).to_vec();
+        Model { start, names }
+    }
+}
+
+/// The names whose absence from a directory's listing says it finds
+/// nothing: the first parts of every candidate (`CLAUDE.md`,
+/// `.claude/CLAUDE.md`, `.claude/rules`, `CLAUDE.local.md`, `AGENTS.md`,
+/// `.claude/AGENTS.md`).
+const NAMES: [&str; 4] = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
+
+/// What Claude Code finds in a directory: its [exact
+/// listing](Disk::exact_listing), which says which candidates are not
+/// there (`None`: each is asked for).
+pub(crate) struct Found(Option<Listing>);
+
+impl Layered for Model<'_> {
+    type Found = Found;
+    type Above = ParentFacts;
+
+    fn names(&self) -> Option<&[String]> {
+        Some(&self.names)
+    }
+
+    fn found_in(&self, dir: &Path, disk: &dyn Disk) -> Found {
+        Found(disk.exact_listing(dir))
+    }
+
+    fn adds_nothing(&self, Found(listing): &Found) -> bool {
+        listing
+            .as_ref()
+            .is_some_and(|l| NAMES.iter().all(|n| !l.contains(n.as_bytes())))
+    }
+
+    fn above(&self, dir: &Path, context: &AgentContext, disk: &dyn Disk) -> ParentFacts {
+        ParentFacts::of(&self.start, dir, context, disk)
+    }
+
+    fn likeness(
+        &self,
+        above: &ParentFacts,
+        cwd: &Path,
+        listing: Option<&Listing>,
+        _: &dyn Disk,
+    ) -> Likeness {
+        above.likeness(cwd, listing)
+    }
+
+    fn assemble(
+        &self,
+        cwd: PathBuf,
+        up: &[(&Path, &Found)],
+        disk: &dyn Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let start = &self.start;
+        let mut notes = Vec::new();
+        if start.disabled {
+            notes.push(
+                "CLAUDE_CODE_DISABLE_CLAUDE_MDS is set: Claude Code loads no instruction file"
+                    .to_string(),
+            );
+            return Ok(finish(cwd, Vec::new(), Vec::new(), notes, writing));
         }
-        items.extend(walk.candidate(dir, "CLAUDE.local.md", Kind::Local, listing));
-    }
-    let mut skipped = std::mem::take(&mut walk.skipped);
+        let config = match start.config_dir {
+            Some(dir) => normalize(&cwd.join(dir)),
+            None => start.home.join(".claude"),
+        };
+        let user_md = config.join("CLAUDE.md");
+        let external = external_imports_approved(start, disk, &cwd);
+        let dirs: Vec<&Path> = {
+            let mut dirs: Vec<&Path> = ancestors(&cwd).filter(|d| parent(d).is_some()).collect();
+            dirs.reverse();
+            dirs
+        };
 
-    // The AGENTS.md plugin. It first asks whether a CLAUDE.md loads: one of
-    // the walk's files answers that; only without one does it walk the
-    // directories again, then for AGENTS.md, with only the user's file taken.
-    const CLAUDE_NAMES: [&str; 3] = ["/CLAUDE.md", "/.claude/CLAUDE.md", "/CLAUDE.local.md"];
-    let fresh = || Walk {
-        disk,
-        cwd: &cwd,
-        home: start.home,
-        taken: FxHashSet::from_iter([strip_trailing_slashes(&user_md).into_os_string()]),
-        absent: Vec::new(),
-        skipped: Vec::new(),
-        external,
-    };
-    let claude_file = items.iter().find(|i| {
-        i.kind != Kind::User
-            && i.parent.is_none()
-            && CLAUDE_NAMES.iter().any(|n| {
-                i.path
-                    .as_os_str()
-                    .as_encoded_bytes()
-                    .ends_with(n.as_bytes())
-            })
-    });
-    let claude_project = claude_file.is_some() || {
-        let mut probe = fresh();
-        dirs.iter().zip(&listings).any(|(dir, listing)| {
-            CLAUDE_NAMES.iter().any(|name| {
-                !probe
-                    .candidate(dir, &name[1..], Kind::Project, listing.as_ref())
-                    .is_empty()
-            })
-        })
-    };
-    if claude_project {
-        // Not read: listed as shadowed when they are there.
-        let by = claude_file.map(|i| i.path.clone());
+        let mut walk = Walk {
+            disk,
+            cwd: &cwd,
+            home: start.home,
+            taken: FxHashSet::default(),
+            absent: Vec::new(),
+            skipped: Vec::new(),
+            external,
+        };
+        // What each directory's listing says is not there is not asked for;
+        // a directory that finds nothing lists none of the names.
+        let listings: Vec<Option<Listing>> = {
+            let mut found = up.iter().peekable();
+            let mut listings: Vec<Option<Listing>> = dirs
+                .iter()
+                .rev()
+                .map(|dir| match found.peek() {
+                    Some((at, Found(listing))) if at.as_os_str() == dir.as_os_str() => {
+                        found.next();
+                        listing.clone()
+                    }
+                    _ => Some(Listing::default()),
+                })
+                .collect();
+            listings.reverse();
+            listings
+        };
+        let mut items = walk.file(&user_md, Kind::User, 0, None, true);
+        items.extend(walk.rules(
+            &config.join("rules"),
+            Kind::User,
+            None,
+            &mut FxHashSet::default(),
+        ));
         for (dir, listing) in dirs.iter().zip(&listings) {
-            for name in ["AGENTS.md", ".claude/AGENTS.md"] {
-                if absent_below(listing.as_ref(), dir, name) {
-                    continue;
-                }
-                let path = joined(dir, name);
-                if let Some(meta) = disk.metadata(&path).ok().filter(|m| m.is_file()) {
-                    skipped.push(ContextFile {
-                        path: path.clone(),
-                        role: Role::Project,
-                        bytes: Some(meta.len()),
-                        tokens: 0,
-                        outcome: Outcome::Shadowed {
-                            by: by.clone().unwrap_or_else(|| path.clone()),
-                        },
-                        parent: None,
-                    });
+            let listing = listing.as_ref();
+            items.extend(walk.candidate(dir, "CLAUDE.md", Kind::Project, listing));
+            items.extend(walk.candidate(dir, ".claude/CLAUDE.md", Kind::Project, listing));
+            if !absent_below(listing, dir, ".claude/rules") {
+                let rules = joined(dir, ".claude/rules");
+                items.extend(walk.rules(&rules, Kind::Project, None, &mut FxHashSet::default()));
+            }
+            items.extend(walk.candidate(dir, "CLAUDE.local.md", Kind::Local, listing));
+        }
+        let mut skipped = std::mem::take(&mut walk.skipped);
+
+        // The AGENTS.md plugin. It first asks whether a CLAUDE.md loads: one of
+        // the walk's files answers that; only without one does it walk the
+        // directories again, then for AGENTS.md, with only the user's file taken.
+        const CLAUDE_NAMES: [&str; 3] = ["/CLAUDE.md", "/.claude/CLAUDE.md", "/CLAUDE.local.md"];
+        let fresh = || Walk {
+            disk,
+            cwd: &cwd,
+            home: start.home,
+            taken: FxHashSet::from_iter([strip_trailing_slashes(&user_md).into_os_string()]),
+            absent: Vec::new(),
+            skipped: Vec::new(),
+            external,
+        };
+        let claude_file = items.iter().find(|i| {
+            i.kind != Kind::User
+                && i.parent.is_none()
+                && CLAUDE_NAMES.iter().any(|n| {
+                    i.path
+                        .as_os_str()
+                        .as_encoded_bytes()
+                        .ends_with(n.as_bytes())
+                })
+        });
+        let claude_project = claude_file.is_some() || {
+            let mut probe = fresh();
+            dirs.iter().zip(&listings).any(|(dir, listing)| {
+                CLAUDE_NAMES.iter().any(|name| {
+                    !probe
+                        .candidate(dir, &name[1..], Kind::Project, listing.as_ref())
+                        .is_empty()
+                })
+            })
+        };
+        if claude_project {
+            // Not read: listed as shadowed when they are there.
+            let by = claude_file.map(|i| i.path.clone());
+            for (dir, listing) in dirs.iter().zip(&listings) {
+                for name in ["AGENTS.md", ".claude/AGENTS.md"] {
+                    if absent_below(listing.as_ref(), dir, name) {
+                        continue;
+                    }
+                    let path = joined(dir, name);
+                    if let Some(meta) = disk.metadata(&path).ok().filter(|m| m.is_file()) {
+                        skipped.push(ContextFile {
+                            path: path.clone(),
+                            role: Role::Project,
+                            bytes: Some(meta.len()),
+                            tokens: 0,
+                            outcome: Outcome::Shadowed {
+                                by: by.clone().unwrap_or_else(|| path.clone()),
+                            },
+                            parent: None,
+                        });
+                    }
                 }
             }
-        }
-    } else {
-        let mut agents = fresh();
-        let mut found = Vec::new();
-        for (dir, listing) in dirs.iter().zip(&listings) {
-            for name in ["AGENTS.md", ".claude/AGENTS.md"] {
-                found.extend(agents.candidate(dir, name, Kind::Project, listing.as_ref()));
+        } else {
+            let mut agents = fresh();
+            let mut found = Vec::new();
+            for (dir, listing) in dirs.iter().zip(&listings) {
+                for name in ["AGENTS.md", ".claude/AGENTS.md"] {
+                    found.extend(agents.candidate(dir, name, Kind::Project, listing.as_ref()));
+                }
             }
+            skipped.extend(agents.skipped);
+            let unseen = unseen(found, &items);
+            items = with_agents_files(items, unseen);
         }
-        skipped.extend(agents.skipped);
-        let unseen = unseen(found, &items);
-        items = with_agents_files(items, unseen);
+        Ok(finish(cwd, items, skipped, notes, writing))
     }
-    Ok(finish(cwd, items, skipped, notes, writing))
 }
 
 /// What tells how what Claude Code loads started in a directory relates to
@@ -497,14 +587,11 @@ impl ParentFacts {
     }
 
     /// How what Claude Code loads started in `cwd`, a directory below the
-    /// parent listed as `listing`, relates to what it loads in the parent.
+    /// parent that finds nothing ([`Model`]), listed as `listing`, relates
+    /// to what it loads in the parent.
     pub(crate) fn likeness(&self, cwd: &Path, listing: Option<&Listing>) -> Likeness {
         if let Some(every) = self.every {
             return every;
-        }
-        let names = ["CLAUDE.md", "CLAUDE.local.md", ".claude", "AGENTS.md"];
-        if !super::holds_none_in(listing, &names) {
-            return Likeness::Own;
         }
         // A directory holding `.git` is a project of its own, and so is one
         // outside any repository: its approval is looked up under its own
