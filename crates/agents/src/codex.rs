@@ -38,10 +38,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::disk::{absent_below, ancestors, joined, Disk, Listing, Live};
-use super::engine::Layered;
+use super::engine::{Layered, Likeness};
 use super::{
-    Agent, AgentContext, ByteLimit, ContextError, ContextFile, Likeness, Outcome, PartWriter,
-    Place, Role, Skip, Writing,
+    Agent, AgentContext, ByteLimit, ContextError, ContextFile, Outcome, PartWriter, Place, Role,
+    Skip, Writing,
 };
 
 /// The Codex CLI version this model reproduces (`tests/agents/package.json`).

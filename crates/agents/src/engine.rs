@@ -14,7 +14,22 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::disk::{ancestors, Disk, Listing, Remembered};
-use crate::{AgentContext, ContextError, Likeness, Measured, Shared, Tree, Writing};
+use crate::{AgentContext, ContextError, Measured, Shared, Tree, Writing};
+
+/// How what an agent loads started in a directory that finds nothing
+/// relates to what it loads started right above it, as the agent can tell
+/// without computing it.
+#[derive(Clone, Copy)]
+pub(crate) enum Likeness {
+    /// The same: nothing it found above depends on being started there.
+    AddsNothing,
+    /// The same as in every other such directory of the one above (only
+    /// Claude Code tells this: its imports are followed inside the working
+    /// directory alone).
+    LikeSiblings,
+    /// Not known: computed.
+    Own,
+}
 
 /// An agent modelled as what it finds in each directory from the start up
 /// to `/`, each directory's find the same from every start at or below

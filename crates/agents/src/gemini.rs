@@ -37,6 +37,7 @@ use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use super::disk::{absent_below, ancestors, derived, Disk, Listing, Live};
+use super::engine::{Layered, Likeness};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
     Agent, AgentContext, ContextError, ContextFile, KeptDir, Outcome, Part, Place, Role, Skip,
@@ -78,205 +79,374 @@ pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
 /// [`context`], looking at the files through `disk`.
 pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
     let cwd = super::physical_cwd(disk, start.cwd)?;
-    let home = match start.gemini_home.filter(|h| !h.is_empty()) {
-        Some(h) => resolve(&cwd, Path::new(h)),
-        None => start.home.to_path_buf(),
-    };
-    let gemini_dir = home.join(".gemini");
-    let in_home = disk.canonicalize(&home).is_ok_and(|h| h == cwd);
-    let user = read_json(disk, &gemini_dir.join("settings.json"));
-    let workspace = if in_home {
-        Arc::new(Value::Null)
-    } else {
-        read_json(disk, &cwd.join(".gemini/settings.json"))
-    };
-    let settings = settings(&user, &workspace);
-    let mut notes = Vec::new();
-    if settings.include_directories {
-        notes.push(
-            "context.includeDirectories is set: those directories are not modelled".to_string(),
-        );
-    }
-    let trusted = match start.trust.map(OsStr::as_bytes) {
-        Some(b"true") => true,
-        Some(b"false") => false,
-        _ => !settings.folder_trust,
-    };
-    if !trusted {
-        notes.push(
-            "the folder is not trusted (GEMINI_CLI_TRUST_WORKSPACE, trustedFolders.json): \
-             gemini -p exits, and an interactive session loads no project file"
-                .to_string(),
-        );
+    let model = Model::of(start, &cwd, disk);
+    crate::engine::context(&model, cwd, disk, crate::Writing::Whole)
+}
+
+/// Gemini CLI as the engine runs it, with the user's settings: what it
+/// finds in each directory, and how that makes what it sends.
+pub(crate) struct Model<'a> {
+    start: Start<'a>,
+    /// The user's Gemini directory.
+    gemini_dir: KeptDir,
+    /// The home's physical path.
+    real_home: Option<KeptDir>,
+    /// The user's settings file.
+    user: Arc<Value>,
+    /// The user's settings (a start holding `.gemini` reads its own too:
+    /// such a directory finds something).
+    settings: Settings,
+    /// The names a directory must hold to find something: the context
+    /// file names, the boundary markers and `.gemini` (`None` where one is
+    /// not a directory entry's name, which a listing cannot answer for).
+    names: Option<Vec<String>>,
+    /// Whether no directory has [private project memory](private_memory),
+    /// known without its path: `tmp` is not there, and every path below it
+    /// that would be looked at stays below it (the names, and every
+    /// registered project's).
+    no_private_memory: bool,
+}
+
+impl<'a> Model<'a> {
+    /// Gemini CLI started as `start` says in `cwd` (its physical path).
+    pub(crate) fn of(start: &Start<'a>, cwd: &Path, disk: &dyn Disk) -> Model<'a> {
+        let home = match start.gemini_home.filter(|h| !h.is_empty()) {
+            Some(h) => resolve(cwd, Path::new(h)),
+            None => start.home.to_path_buf(),
+        };
+        let gemini_dir = home.join(".gemini");
+        let user = read_json(disk, &gemini_dir.join("settings.json"));
+        let settings = settings(&user, &Value::Null);
+        let registry = read_json(disk, &gemini_dir.join("projects.json"));
+        let registered = match &registry["projects"] {
+            Value::Object(projects) => projects.values().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let no_private_memory =
+            only_below_missing_tmp(disk, &gemini_dir, registered, &settings.names);
+        let mut names = settings.names.clone();
+        names.extend(settings.markers.iter().cloned());
+        names.push(".gemini".to_string());
+        let names = names.iter().all(|n| super::plain_name(n)).then_some(names);
+        Model {
+            start: *start,
+            real_home: disk.canonicalize(&home).ok().map(KeptDir::new),
+            gemini_dir: KeptDir::new(gemini_dir),
+            user,
+            settings,
+            names,
+            no_private_memory,
+        }
     }
 
-    let global: Vec<PathBuf> = settings
+    /// [`Model::of`] for every start of a tree, when that is one model:
+    /// `None` when `GEMINI_CLI_HOME` is relative to the start.
+    pub(crate) fn of_every_start(start: &Start<'a>, disk: &dyn Disk) -> Option<Model<'a>> {
+        match start.gemini_home.filter(|h| !h.is_empty()) {
+            Some(h) if !Path::new(h).is_absolute() => None,
+            _ => Some(Model::of(start, start.cwd, disk)),
+        }
+    }
+
+    /// Whether `dir` is the home or inside the user's Gemini directory,
+    /// where what is read differs from the directories around.
+    fn special(&self, dir: &Path) -> bool {
+        self.real_home
+            .as_ref()
+            .is_some_and(|home| home.below().is(dir))
+            || self.gemini_dir.below().holds(dir)
+    }
+
+    /// Whether a start in `dir` has [private project memory](private_memory).
+    fn has_private_memory(&self, disk: &dyn Disk, dir: &Path) -> bool {
+        !self.no_private_memory
+            && !private_memory(disk, self.gemini_dir.path(), dir, &self.settings.names).is_empty()
+    }
+}
+
+/// What Gemini CLI finds in one directory, with some settings.
+pub(crate) struct DirFound {
+    /// Whether it holds a boundary marker.
+    marker: bool,
+    /// Its context files that can be read.
+    files: Vec<PathBuf>,
+    /// Whether it may hold `.gemini` (a start there reads its settings).
+    workspace: bool,
+}
+
+/// What Gemini CLI with `settings` finds in `dir`.
+fn found_with(settings: &Settings, dir: &Path, disk: &dyn Disk) -> DirFound {
+    let listing = disk.exact_listing(dir);
+    let usable = settings
+        .markers
+        .iter()
+        .filter(|m| !m.starts_with('/') && !m.contains(".."));
+    let marker = usable
+        .into_iter()
+        .any(|m| !absent_below(listing.as_ref(), dir, m) && exists(disk, &dir.join(m)));
+    let files = settings
         .names
         .iter()
-        .map(|n| normalize(&gemini_dir.join(n)))
+        .map(|n| normalize(&dir.join(n)))
         .filter(|p| readable(disk, p))
         .collect();
-    let mut project = Vec::new();
-    let root = boundary(disk, &cwd, &settings.markers);
-    if trusted {
-        let ceiling = root.clone().unwrap_or_else(|| cwd.clone());
-        let mut dir = cwd.clone();
-        loop {
-            if dir == gemini_dir {
-                break;
-            }
-            let here: Vec<PathBuf> = settings
-                .names
-                .iter()
-                .map(|n| normalize(&dir.join(n)))
-                .filter(|p| readable(disk, p))
-                .collect();
-            project.splice(0..0, here);
-            let Some(parent) = dir.parent().map(Path::to_path_buf) else {
-                break;
-            };
-            if dir == ceiling {
-                break;
-            }
-            dir = parent;
-        }
-        project = by_identity(disk, project);
-        project.sort_by(|a, b| utf16_order(a, b));
+    let workspace = !super::holds_none_in(listing.as_ref(), &[".gemini"]);
+    DirFound {
+        marker,
+        files,
+        workspace,
     }
-    let memory = private_memory(disk, &gemini_dir, &cwd, &settings.names);
+}
 
-    let all = by_identity(
-        disk,
-        global
-            .iter()
-            .chain(&project)
-            .chain(&memory)
-            .cloned()
-            .collect(),
-    );
-    let mut files = Vec::new();
-    let mut texts: Vec<(PathBuf, String, Vec<ContextFile>)> = Vec::new();
-    for path in &all {
-        let role = if global.contains(path) {
-            Role::Global
-        } else {
-            Role::Project
-        };
-        let mut imports = Vec::new();
-        match read_context_file(disk, path, &settings, role, &mut imports) {
-            Ok(text) => texts.push((path.clone(), text, imports)),
-            Err(e) => files.push(ContextFile {
-                path: path.clone(),
-                role,
-                bytes: None,
-                tokens: 0,
-                outcome: Outcome::Skipped(Skip::Unreadable(e.to_string())),
-                parent: None,
-            }),
+impl Layered for Model<'_> {
+    type Found = DirFound;
+    /// Whether a start right below may load what this one loads.
+    type Above = bool;
+
+    fn names(&self) -> Option<&[String]> {
+        self.names.as_deref()
+    }
+
+    fn found_in(&self, dir: &Path, disk: &dyn Disk) -> DirFound {
+        found_with(&self.settings, dir, disk)
+    }
+
+    fn adds_nothing(&self, found: &DirFound) -> bool {
+        !found.marker && found.files.is_empty() && !found.workspace
+    }
+
+    /// **Project files** are read up to the boundary (without one, in the
+    /// start alone); a start holding `.gemini` reads its settings, the home
+    /// and `~/.gemini` are read otherwise, and private project memory is
+    /// kept by the start's path.
+    fn above(&self, dir: &Path, context: &AgentContext, disk: &dyn Disk) -> bool {
+        context.root.is_some()
+            && !self.special(dir)
+            && super::holds_none(disk, dir, &[".gemini"])
+            && !self.has_private_memory(disk, dir)
+    }
+
+    fn likeness(&self, above: &bool, cwd: &Path, _: Option<&Listing>, disk: &dyn Disk) -> Likeness {
+        match *above && !self.special(cwd) && !self.has_private_memory(disk, cwd) {
+            true => Likeness::AddsNothing,
+            false => Likeness::Own,
         }
     }
-    let text_of = |p: &PathBuf| {
-        texts
+
+    fn assemble(
+        &self,
+        cwd: PathBuf,
+        up: &[(&Path, &DirFound)],
+        disk: &dyn Disk,
+        _: crate::Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let start = &self.start;
+        let gemini_dir = self.gemini_dir.path();
+        let in_home = self.real_home.as_ref().is_some_and(|h| h.path() == cwd);
+        let workspace = if in_home {
+            Arc::new(Value::Null)
+        } else {
+            read_json(disk, &cwd.join(".gemini/settings.json"))
+        };
+        let settings = settings(&self.user, &workspace);
+        let mut notes = Vec::new();
+        if settings.include_directories {
+            notes.push(
+                "context.includeDirectories is set: those directories are not modelled".to_string(),
+            );
+        }
+        let trusted = match start.trust.map(OsStr::as_bytes) {
+            Some(b"true") => true,
+            Some(b"false") => false,
+            _ => !settings.folder_trust,
+        };
+        if !trusted {
+            notes.push(
+                "the folder is not trusted (GEMINI_CLI_TRUST_WORKSPACE, trustedFolders.json): \
+                 gemini -p exits, and an interactive session loads no project file"
+                    .to_string(),
+            );
+        }
+
+        let global: Vec<PathBuf> = settings
+            .names
             .iter()
-            .find(|(q, _, _)| q == p)
-            .map(|(_, t, imports)| (t.as_str(), imports))
-    };
-    let mut sent_files = Vec::new();
-    let blocks = |list: &[PathBuf],
-                  role: Role,
-                  sent_files: &mut Vec<ContextFile>,
-                  files: &mut Vec<ContextFile>| {
-        let mut out = Vec::new();
-        for path in list {
-            let Some((text, imports)) = text_of(path) else {
-                continue;
+            .map(|n| normalize(&gemini_dir.join(n)))
+            .filter(|p| readable(disk, p))
+            .collect();
+        // The finds with the start's own settings, where they are not the
+        // user's.
+        let own: Vec<(&Path, DirFound)> = match settings.names == self.settings.names
+            && settings.markers == self.settings.markers
+        {
+            true => Vec::new(),
+            false => ancestors(&cwd)
+                .map(|dir| (dir, found_with(&settings, dir, disk)))
+                .filter(|(_, found)| !self.adds_nothing(found))
+                .collect(),
+        };
+        let own: Vec<(&Path, &DirFound)> = own.iter().map(|(dir, found)| (*dir, found)).collect();
+        let up = match settings.names == self.settings.names
+            && settings.markers == self.settings.markers
+        {
+            true => up,
+            false => &own[..],
+        };
+        // **Boundary**: the nearest directory holding a marker.
+        let root = up
+            .iter()
+            .find(|(_, found)| found.marker)
+            .map(|(dir, _)| dir.to_path_buf());
+        let mut project = Vec::new();
+        if trusted {
+            // From the start up to the boundary (the start alone without
+            // one), never `~/.gemini` or above it from inside.
+            let ceiling = root.as_deref().unwrap_or(&cwd);
+            let in_gemini_dir = cwd.starts_with(gemini_dir);
+            for (dir, found) in up {
+                if !dir.starts_with(ceiling) || (in_gemini_dir && gemini_dir.starts_with(dir)) {
+                    break;
+                }
+                project.splice(0..0, found.files.iter().cloned());
+            }
+            project = by_identity(disk, project);
+            project.sort_by(|a, b| utf16_order(a, b));
+        }
+        let memory = private_memory(disk, gemini_dir, &cwd, &settings.names);
+
+        let all = by_identity(
+            disk,
+            global
+                .iter()
+                .chain(&project)
+                .chain(&memory)
+                .cloned()
+                .collect(),
+        );
+        let mut files = Vec::new();
+        let mut texts: Vec<(PathBuf, String, Vec<ContextFile>)> = Vec::new();
+        for path in &all {
+            let role = if global.contains(path) {
+                Role::Global
+            } else {
+                Role::Project
             };
-            let trimmed = js_trim(text);
-            // The system instruction (global files, private memory) is sent
-            // with its line-feed runs collapsed; the user message is not.
-            let trimmed = match role {
-                Role::Project => std::borrow::Cow::Borrowed(trimmed),
-                _ => collapse_line_feeds(trimmed),
-            };
-            let trimmed = trimmed.as_ref();
-            let bytes = bytes_of(disk, path);
-            if trimmed.is_empty() {
-                files.push(ContextFile {
+            let mut imports = Vec::new();
+            match read_context_file(disk, path, &settings, role, &mut imports) {
+                Ok(text) => texts.push((path.clone(), text, imports)),
+                Err(e) => files.push(ContextFile {
+                    path: path.clone(),
+                    role,
+                    bytes: None,
+                    tokens: 0,
+                    outcome: Outcome::Skipped(Skip::Unreadable(e.to_string())),
+                    parent: None,
+                }),
+            }
+        }
+        let text_of = |p: &PathBuf| {
+            texts
+                .iter()
+                .find(|(q, _, _)| q == p)
+                .map(|(_, t, imports)| (t.as_str(), imports))
+        };
+        let mut sent_files = Vec::new();
+        let blocks = |list: &[PathBuf],
+                      role: Role,
+                      sent_files: &mut Vec<ContextFile>,
+                      files: &mut Vec<ContextFile>| {
+            let mut out = Vec::new();
+            for path in list {
+                let Some((text, imports)) = text_of(path) else {
+                    continue;
+                };
+                let trimmed = js_trim(text);
+                // The system instruction (global files, private memory) is sent
+                // with its line-feed runs collapsed; the user message is not.
+                let trimmed = match role {
+                    Role::Project => std::borrow::Cow::Borrowed(trimmed),
+                    _ => collapse_line_feeds(trimmed),
+                };
+                let trimmed = trimmed.as_ref();
+                let bytes = bytes_of(disk, path);
+                if trimmed.is_empty() {
+                    files.push(ContextFile {
+                        path: path.clone(),
+                        role,
+                        bytes,
+                        tokens: 0,
+                        outcome: Outcome::Skipped(Skip::Blank),
+                        parent: None,
+                    });
+                    continue;
+                }
+                let shown = path.to_string_lossy();
+                sent_files.push(ContextFile {
                     path: path.clone(),
                     role,
                     bytes,
-                    tokens: 0,
-                    outcome: Outcome::Skipped(Skip::Blank),
+                    tokens: disk.count_tokens(trimmed),
+                    outcome: Outcome::Loaded,
                     parent: None,
                 });
-                continue;
+                sent_files.extend(imports.iter().cloned());
+                out.push(format!(
+                    "--- Context from: {shown} ---\n{trimmed}\n--- End of Context from: {shown} ---"
+                ));
             }
-            let shown = path.to_string_lossy();
-            sent_files.push(ContextFile {
-                path: path.clone(),
-                role,
-                bytes,
-                tokens: disk.count_tokens(trimmed),
-                outcome: Outcome::Loaded,
-                parent: None,
-            });
-            sent_files.extend(imports.iter().cloned());
-            out.push(format!(
-                "--- Context from: {shown} ---\n{trimmed}\n--- End of Context from: {shown} ---"
-            ));
-        }
-        out.join("\n\n")
-    };
-    let global_text = blocks(&global, Role::Global, &mut sent_files, &mut files);
-    let project_text = blocks(&project, Role::Project, &mut sent_files, &mut files);
-    let memory_text = blocks(&memory, Role::Local, &mut sent_files, &mut files);
+            out.join("\n\n")
+        };
+        let global_text = blocks(&global, Role::Global, &mut sent_files, &mut files);
+        let project_text = blocks(&project, Role::Project, &mut sent_files, &mut files);
+        let memory_text = blocks(&memory, Role::Local, &mut sent_files, &mut files);
 
-    let mut parts = Vec::new();
-    let global_text = js_trim(&global_text);
-    let memory_text = js_trim(&memory_text);
-    if !memory_text.is_empty() {
-        let mut sections = Vec::new();
-        if !global_text.is_empty() {
+        let mut parts = Vec::new();
+        let global_text = js_trim(&global_text);
+        let memory_text = js_trim(&memory_text);
+        if !memory_text.is_empty() {
+            let mut sections = Vec::new();
+            if !global_text.is_empty() {
+                sections.push(format!(
+                    "<global_context>\n{global_text}\n</global_context>"
+                ));
+            }
             sections.push(format!(
-                "<global_context>\n{global_text}\n</global_context>"
+                "<user_project_memory>\n--- Private Project Memory Index (private, not committed to repo) ---\n{memory_text}\n--- End Private Project Memory Index ---\n</user_project_memory>"
+            ));
+            parts.push(Part::new(
+                Place::SystemInstruction,
+                format!(
+                    "---\n\n<loaded_context>\n{}\n</loaded_context>",
+                    sections.join("\n")
+                ),
+            ));
+        } else if !global_text.is_empty() {
+            parts.push(Part::new(
+                Place::SystemInstruction,
+                format!(
+                    "{}{global_text}\n</loaded_context>",
+                    instructions_header(&settings.names)
+                ),
             ));
         }
-        sections.push(format!(
-            "<user_project_memory>\n--- Private Project Memory Index (private, not committed to repo) ---\n{memory_text}\n--- End Private Project Memory Index ---\n</user_project_memory>"
-        ));
-        parts.push(Part::new(
-            Place::SystemInstruction,
-            format!(
-                "---\n\n<loaded_context>\n{}\n</loaded_context>",
-                sections.join("\n")
-            ),
-        ));
-    } else if !global_text.is_empty() {
-        parts.push(Part::new(
-            Place::SystemInstruction,
-            format!(
-                "{}{global_text}\n</loaded_context>",
-                instructions_header(&settings.names)
-            ),
-        ));
+        let project_text = js_trim(&project_text);
+        if !project_text.is_empty() {
+            parts.push(Part::new(
+                Place::UserMessage,
+                format!("<loaded_context>\n<project_context>\n{project_text}\n</project_context>\n</loaded_context>"),
+            ));
+        }
+        sent_files.extend(files);
+        Ok(AgentContext {
+            agent: Agent::Gemini,
+            cwd,
+            root,
+            files: sent_files,
+            limit: None,
+            parts,
+            notes,
+        })
     }
-    let project_text = js_trim(&project_text);
-    if !project_text.is_empty() {
-        parts.push(Part::new(
-            Place::UserMessage,
-            format!("<loaded_context>\n<project_context>\n{project_text}\n</project_context>\n</loaded_context>"),
-        ));
-    }
-    sent_files.extend(files);
-    Ok(AgentContext {
-        agent: Agent::Gemini,
-        cwd,
-        root,
-        files: sent_files,
-        limit: None,
-        parts,
-        notes,
-    })
 }
 
 /// Every run of three or more line feeds made two, as Gemini CLI does to
@@ -438,7 +608,8 @@ fn exists(disk: &dyn Disk, path: &Path) -> bool {
     disk.metadata(path).is_ok()
 }
 
-/// The nearest directory from `start` up holding one of `markers`.
+/// The nearest directory from `start` up holding one of `markers` (an
+/// import's root, from the importing file's directory).
 fn boundary(disk: &dyn Disk, start: &Path, markers: &[String]) -> Option<PathBuf> {
     let usable: Vec<&String> = markers
         .iter()
@@ -479,143 +650,6 @@ fn utf16_order(a: &Path, b: &Path) -> std::cmp::Ordering {
     let a = a.to_string_lossy();
     let b = b.to_string_lossy();
     a.encode_utf16().cmp(b.encode_utf16())
-}
-
-/// What tells whether Gemini CLI started in a directory loads what it
-/// loads in the parent directory, found once for the parent (whose context
-/// is `context`): neither holds a `.gemini` directory (workspace settings
-/// are read from the start directory only), the start holds none of the
-/// context file names and no boundary marker, the parent found a project
-/// root (else only the start directory is read), neither is the home or
-/// inside `~/.gemini`, the home is not relative to the start, and neither
-/// has private project memory (kept by the start directory's path).
-pub(crate) struct ParentFacts {
-    /// The user's facts, where the parent lets a directory below it add
-    /// nothing (`None`: each one computes its own context).
-    user: Option<Arc<UserFacts>>,
-}
-
-impl ParentFacts {
-    /// The facts of `parent`, whose context is `context`, for a `start`
-    /// below it.
-    pub(crate) fn of(
-        start: &Start<'_>,
-        parent: &Path,
-        context: &AgentContext,
-        disk: &dyn Disk,
-    ) -> ParentFacts {
-        let user = match start.gemini_home.filter(|h| !h.is_empty()) {
-            Some(h) if Path::new(h).is_absolute() => user_facts(disk, Path::new(h), true),
-            Some(_) => return ParentFacts { user: None },
-            None => user_facts(disk, start.home, false),
-        };
-        let below_may_add_nothing = context.root.is_some()
-            && user.plain_names
-            && !user.special(parent)
-            && super::holds_none(disk, parent, &[".gemini"])
-            && (user.no_private_memory || user.private_memory(disk, parent).is_empty());
-        ParentFacts {
-            user: below_may_add_nothing.then_some(user),
-        }
-    }
-
-    /// Whether Gemini CLI started in `cwd`, a directory below the parent
-    /// listed as `listing`, loads what it loads in the parent.
-    pub(crate) fn adds_nothing(
-        &self,
-        cwd: &Path,
-        listing: Option<&Listing>,
-        disk: &dyn Disk,
-    ) -> bool {
-        self.user.as_ref().is_some_and(|user| {
-            !user.special(cwd)
-                && super::holds_none_in(listing, &user.watched)
-                && (user.no_private_memory || user.private_memory(disk, cwd).is_empty())
-        })
-    }
-}
-
-/// What [`ParentFacts`] needs of the user's Gemini directory, the same
-/// for every start.
-struct UserFacts {
-    /// The user's Gemini directory.
-    gemini_dir: KeptDir,
-    /// The home's physical path.
-    real_home: Option<KeptDir>,
-    /// The user's settings (a start's workspace settings are not asked
-    /// for: a directory holding `.gemini` adds something).
-    settings: Settings,
-    /// Whether every context file name and root marker is one directory
-    /// entry's name, which a listing can answer for.
-    plain_names: bool,
-    /// Whether no directory has [private project memory](private_memory),
-    /// known without its path: `tmp` is not there, and every path below it
-    /// that would be looked at stays below it (the names, and every
-    /// registered project's).
-    no_private_memory: bool,
-    /// The names whose presence in a start directory changes what is
-    /// loaded.
-    watched: Vec<String>,
-}
-
-impl UserFacts {
-    /// Whether `dir` is the home or inside the user's Gemini directory,
-    /// where what is read differs from the directories around.
-    fn special(&self, dir: &Path) -> bool {
-        self.real_home
-            .as_ref()
-            .is_some_and(|home| home.below().is(dir))
-            || self.gemini_dir.below().holds(dir)
-    }
-
-    /// [`private_memory`] of a start in `cwd`.
-    fn private_memory(&self, disk: &dyn Disk, cwd: &Path) -> Vec<PathBuf> {
-        private_memory(disk, self.gemini_dir.path(), cwd, &self.settings.names)
-    }
-}
-
-/// [`UserFacts`] for the home `home`, or for `$GEMINI_CLI_HOME` (`from_env`:
-/// absolute, and normalized here), found once per tree and kept by the
-/// variable's text (not joined again for every start).
-fn user_facts(disk: &dyn Disk, home: &Path, from_env: bool) -> Arc<UserFacts> {
-    let what = match from_env {
-        true => "gemini: the user's facts, in GEMINI_CLI_HOME",
-        false => "gemini: the user's facts, in the home",
-    };
-    derived(disk, what, home, || {
-        let home = match from_env {
-            true => normalize(home),
-            false => home.to_path_buf(),
-        };
-        let gemini_dir = home.join(".gemini");
-        let gemini_dir = gemini_dir.as_path();
-        let settings = settings(
-            &read_json(disk, &gemini_dir.join("settings.json")),
-            &Value::Null,
-        );
-        let registry = read_json(disk, &gemini_dir.join("projects.json"));
-        let registered = match &registry["projects"] {
-            Value::Object(projects) => projects.values().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        let no_private_memory =
-            only_below_missing_tmp(disk, gemini_dir, registered, &settings.names);
-        let mut watched = settings.names.clone();
-        watched.extend(settings.markers.iter().cloned());
-        watched.push(".gemini".to_string());
-        UserFacts {
-            no_private_memory,
-            real_home: disk.canonicalize(&home).ok().map(KeptDir::new),
-            plain_names: settings
-                .names
-                .iter()
-                .chain(&settings.markers)
-                .all(|n| super::plain_name(n)),
-            settings,
-            watched,
-            gemini_dir: KeptDir::new(gemini_dir.to_path_buf()),
-        }
-    })
 }
 
 /// Whether a relative path joined to a directory stays below it.

@@ -319,127 +319,38 @@ pub fn contexts_shared(
     disk: &disk::Remembered<'_>,
     host: &dyn Host,
 ) -> Result<Vec<Shared>, ContextError> {
-    use rayon::prelude::*;
-    use rustc_hash::FxHashMap;
-    use std::collections::hash_map::Entry;
-    let dirs = tree.starts(agent);
-    let parent = &tree.parents;
-    let levels = levels(tree);
     let env = |name: &str| env(name);
     // The agent's variables are the same for every start: read once.
     let own = Variables::read(agent, &env);
-    // The agents the one engine runs.
-    let root = &dirs[0];
+    let root = &tree.dirs[0];
     match own.start(root, home) {
-        Some(ModelStart::Pi(start)) => {
-            return engine::contexts(&pi::Model::of(&start), tree, disk);
-        }
         Some(ModelStart::ClaudeCode(start)) => {
-            return engine::contexts(&claude_code::Model::new(start), tree, disk);
+            engine::contexts(&claude_code::Model::new(start), tree, disk)
         }
-        Some(ModelStart::Codex(start)) => {
-            return match codex::Model::of_every_start(&start, disk)? {
-                Some(model) => engine::contexts(&model, tree, disk),
-                None => engine::each_own(tree, disk, |cwd| {
-                    codex::context_writing(&codex::Start { cwd, ..start }, disk, Writing::ToMeasure)
-                }),
+        Some(ModelStart::Codex(start)) => match codex::Model::of_every_start(&start, disk)? {
+            Some(model) => engine::contexts(&model, tree, disk),
+            None => engine::each_own(tree, disk, |cwd| {
+                codex::context_writing(&codex::Start { cwd, ..start }, disk, Writing::ToMeasure)
+            }),
+        },
+        Some(ModelStart::Gemini(start)) => match gemini::Model::of_every_start(&start, disk) {
+            Some(model) => engine::contexts(&model, tree, disk),
+            None => engine::each_own(tree, disk, |cwd| {
+                gemini::context_on(&gemini::Start { cwd, ..start }, disk)
+            }),
+        },
+        Some(ModelStart::Pi(start)) => engine::contexts(&pi::Model::of(&start), tree, disk),
+        // Agent Zero's project is the whole tree: its root alone.
+        None => {
+            let start = Start {
+                cwd: root,
+                home,
+                env: &env,
             };
-        }
-        _ => {}
-    }
-    let mut found: Vec<Option<Shared>> = (0..dirs.len()).map(|_| None).collect();
-    for level in &levels {
-        let level = &level[..level.partition_point(|&i| i < dirs.len())];
-        // Each directory is given as its parent's owner, or as a sibling
-        // like it, or computed. In this thread: a decision is a few lookups,
-        // less than what handing it to another thread costs (a level's
-        // fork and join woke the other threads hundreds of times over W5;
-        // done here, `audit --agents all` took 6% less time there, and no
-        // more over a tree of 17,685 directories).
-        // A parent's directories come one after another in its level: what
-        // the model finds of the parent is found once for all of them.
-        let mut facts: Option<(usize, Option<ParentFacts>)> = None;
-        let mut decided: Vec<(usize, Decision)> = Vec::with_capacity(level.len());
-        for &i in level {
-            let model = own.start(&dirs[i], home);
-            // The parent's level is done; an `As` names an `Own`.
-            let owner = parent[i].map(|p| match found[p] {
-                Some(Shared::As(o)) => (p, o),
-                _ => (p, p),
-            });
-            let owner = owner.and_then(|(p, o)| match &found[o] {
-                Some(Shared::Own(measured)) => Some((p, o, &measured.context)),
-                _ => None,
-            });
-            let decision = match (model.as_ref(), owner) {
-                (Some(m), Some((p, o, context))) => {
-                    let facts = match &mut facts {
-                        Some((of, facts)) if *of == p => facts,
-                        _ => {
-                            &mut facts
-                                .insert((p, ParentFacts::of(m, &dirs[p], context, disk)))
-                                .1
-                        }
-                    };
-                    let likeness = match facts {
-                        Some(facts) => facts.likeness(&dirs[i], tree.listed(i), disk),
-                        None => Likeness::Own,
-                    };
-                    match likeness {
-                        Likeness::AddsNothing => Decision::As(o),
-                        Likeness::LikeSiblings => Decision::LikeSiblings(p),
-                        Likeness::Own => Decision::Compute,
-                    }
-                }
-                _ => Decision::Compute,
-            };
-            decided.push((i, decision));
-        }
-        // The first of a parent's like directories is computed; the others
-        // are given as it.
-        let mut first_like: FxHashMap<usize, usize> = FxHashMap::default();
-        let mut compute = Vec::new();
-        for (i, decision) in decided {
-            match decision {
-                Decision::As(o) => found[i] = Some(Shared::As(o)),
-                Decision::LikeSiblings(p) => match first_like.entry(p) {
-                    Entry::Occupied(first) => found[i] = Some(Shared::As(*first.get())),
-                    Entry::Vacant(first) => {
-                        first.insert(i);
-                        compute.push(i);
-                    }
-                },
-                Decision::Compute => compute.push(i),
-            }
-        }
-        // In parallel in runs of four: a context is worth a thread's time
-        // (a Claude Code context is some 30 µs), a decision is not (see
-        // above). In runs of 16, most levels were one run, and the last
-        // tree of a batch computed its chains on one thread while the
-        // other had nothing left (W5 on two threads: 23.9 -> 23.3 ms wall,
-        // 151 alternating runs).
-        let done: Vec<(usize, Result<Measured, ContextError>)> = compute
-            .par_iter()
-            .with_min_len(4)
-            .map(|&i| {
-                let start = Start {
-                    cwd: &dirs[i],
-                    home,
-                    env: &env,
-                };
-                let model = own.start(start.cwd, start.home);
-                let context = context_of(model.as_ref(), &start, disk, host, Writing::ToMeasure);
-                (i, context.map(|c| Measured::of(c, disk)))
-            })
-            .collect();
-        for (i, measured) in done {
-            found[i] = Some(Shared::Own(measured?));
+            let context = host.agent_zero(&start)?;
+            Ok(vec![Shared::Own(Measured::of(context, disk))])
         }
     }
-    Ok(found
-        .into_iter()
-        .map(|s| s.expect("every level is done"))
-        .collect())
 }
 
 /// The indices of `tree`'s directories by depth, the root's level first,
@@ -488,78 +399,6 @@ impl Measured {
             context,
             bytes,
             tokens,
-        }
-    }
-}
-
-/// What [`contexts_shared`] does with one directory.
-enum Decision {
-    /// Given as the directory at this index.
-    As(usize),
-    /// Given as the first directory of this parent that is like its
-    /// siblings, or computed when it is that first.
-    LikeSiblings(usize),
-    /// Computed.
-    Compute,
-}
-
-/// How what an agent loads in a directory relates to what it loads in the
-/// directory's parent, as its model can tell without computing it.
-#[derive(Clone, Copy)]
-pub(crate) enum Likeness {
-    /// The same: it finds nothing more here, and nothing it found there
-    /// depends on being started above.
-    AddsNothing,
-    /// The same as in every other directory of the parent that is like
-    /// its siblings (only Claude Code tells this: its imports are followed
-    /// inside the working directory alone).
-    LikeSiblings,
-    /// Not known: computed.
-    Own,
-}
-
-/// What a model finds once of a parent directory and its context to tell
-/// the [`Likeness`] of each directory below it: the same for all of them,
-/// so that each costs a look at its own listing (and, for Claude Code, at
-/// where the parent's imports lie) instead of the parent's questions again.
-/// (Agent Zero has no model start: its project is the whole tree, and only
-/// the root is asked for.)
-enum ParentFacts {
-    Gemini(gemini::ParentFacts),
-}
-
-impl ParentFacts {
-    /// The facts of `parent`, whose context is `context`, for the model
-    /// started below it as `start` (`None`: the engine runs it).
-    fn of(
-        start: &ModelStart<'_>,
-        parent: &Path,
-        context: &AgentContext,
-        disk: &dyn disk::Disk,
-    ) -> Option<ParentFacts> {
-        Some(match start {
-            ModelStart::Gemini(s) => {
-                ParentFacts::Gemini(gemini::ParentFacts::of(s, parent, context, disk))
-            }
-            ModelStart::ClaudeCode(_) | ModelStart::Codex(_) | ModelStart::Pi(_) => return None,
-        })
-    }
-
-    /// [`Likeness`] of the directory `cwd` below the parent, listed as
-    /// `listing` (`None`: it could not be listed).
-    fn likeness(
-        &self,
-        cwd: &Path,
-        listing: Option<&disk::Listing>,
-        disk: &dyn disk::Disk,
-    ) -> Likeness {
-        let adds_nothing = match self {
-            ParentFacts::Gemini(facts) => facts.adds_nothing(cwd, listing, disk),
-        };
-        if adds_nothing {
-            Likeness::AddsNothing
-        } else {
-            Likeness::Own
         }
     }
 }

@@ -24,10 +24,9 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::disk::{absent_below, Disk, Listing, Live};
-use super::engine::Layered;
+use super::engine::{Layered, Likeness};
 use super::{
-    Agent, AgentContext, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place, Role,
-    Skip, Writing,
+    Agent, AgentContext, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip, Writing,
 };
 use promptinclude_tokenize::Split;
 

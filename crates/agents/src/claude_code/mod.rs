@@ -41,11 +41,11 @@ use rustc_hash::FxHashSet;
 use super::disk::{
     absent_below, ancestors, derived, is_joined, joined, parent, Disk, EntryType, Listing, Live,
 };
-use super::engine::Layered;
+use super::engine::{Layered, Likeness};
 use super::js::{resolve as normalize, trim as js_trim};
 use super::{
-    Agent, AgentContext, Below, ContextError, ContextFile, Likeness, Outcome, PartWriter, Place,
-    Role, Skip, Writing,
+    Agent, AgentContext, Below, ContextError, ContextFile, Outcome, PartWriter, Place, Role, Skip,
+    Writing,
 };
 use promptinclude_tokenize::Split;
 
