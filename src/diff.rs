@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use promptinclude::agents::disk::{Confined, Live, Rebased};
-use promptinclude::agents::{Agent, DIRECTORY_VARIABLES};
+use promptinclude::agents::Agent;
 use promptinclude::audit::agents::{audit_tree_on, Setup, TreeAudit};
 use promptinclude::batch::Batch;
 use promptinclude::diff::agents::AgentsDiff;
@@ -74,8 +74,9 @@ impl Side {
         // directories (a checkout's surroundings are not the tree's), and
         // at the tree's place: the agents name and count a checkout's files
         // by the paths the tree gives them.
-        let user: Vec<PathBuf> = DIRECTORY_VARIABLES
+        let user: Vec<PathBuf> = Agent::ALL
             .iter()
+            .filter_map(|agent| agent.directory_variable())
             .filter_map(|name| (setup.env)(name))
             .map(PathBuf::from)
             .filter(|dir| dir.is_absolute())

@@ -106,6 +106,48 @@ pub(crate) fn context_writing(
     crate::engine::context(&model, cwd, disk, writing)
 }
 
+/// Codex in the registry: `$CODEX_HOME` read from the start's environment.
+pub(crate) struct Registered;
+
+impl crate::Modelled for Registered {
+    fn context(
+        &self,
+        start: &crate::Start<'_>,
+        disk: &dyn Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let codex_home = (start.env)("CODEX_HOME");
+        context_writing(&Start::of(start, codex_home.as_deref()), disk, writing)
+    }
+
+    fn contexts(
+        &self,
+        tree: &crate::Tree,
+        start: &crate::Start<'_>,
+        disk: &crate::disk::Remembered<'_>,
+    ) -> Result<Vec<crate::Shared>, ContextError> {
+        let codex_home = (start.env)("CODEX_HOME");
+        let start = Start::of(start, codex_home.as_deref());
+        match Model::of_every_start(&start, disk)? {
+            Some(model) => crate::engine::contexts(&model, tree, disk),
+            None => crate::engine::each_own(tree, disk, |cwd| {
+                context_writing(&Start { cwd, ..start }, disk, Writing::ToMeasure)
+            }),
+        }
+    }
+}
+
+impl<'a> Start<'a> {
+    /// Codex started as `start` says, with `$CODEX_HOME` as given.
+    fn of(start: &crate::Start<'a>, codex_home: Option<&'a OsStr>) -> Start<'a> {
+        Start {
+            cwd: start.cwd,
+            home: start.home,
+            codex_home,
+        }
+    }
+}
+
 /// Codex as the engine runs it, its settings read: what it finds in each
 /// directory, and how that makes its message.
 pub(crate) struct Model {

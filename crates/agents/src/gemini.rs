@@ -83,6 +83,62 @@ pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, Co
     crate::engine::context(&model, cwd, disk, crate::Writing::Whole)
 }
 
+/// Gemini CLI in the registry: `$GEMINI_CLI_HOME` and
+/// `$GEMINI_CLI_TRUST_WORKSPACE` read from the start's environment.
+pub(crate) struct Registered;
+
+impl crate::Modelled for Registered {
+    fn context(
+        &self,
+        start: &crate::Start<'_>,
+        disk: &dyn Disk,
+        _: crate::Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let (home, trust) = variables(start);
+        context_on(&Start::of(start, home.as_deref(), trust.as_deref()), disk)
+    }
+
+    fn contexts(
+        &self,
+        tree: &crate::Tree,
+        start: &crate::Start<'_>,
+        disk: &crate::disk::Remembered<'_>,
+    ) -> Result<Vec<crate::Shared>, ContextError> {
+        let (home, trust) = variables(start);
+        let start = Start::of(start, home.as_deref(), trust.as_deref());
+        match Model::of_every_start(&start, disk) {
+            Some(model) => crate::engine::contexts(&model, tree, disk),
+            None => {
+                crate::engine::each_own(tree, disk, |cwd| context_on(&Start { cwd, ..start }, disk))
+            }
+        }
+    }
+}
+
+/// `$GEMINI_CLI_HOME` and `$GEMINI_CLI_TRUST_WORKSPACE`.
+fn variables(start: &crate::Start<'_>) -> (Option<std::ffi::OsString>, Option<std::ffi::OsString>) {
+    (
+        (start.env)("GEMINI_CLI_HOME"),
+        (start.env)("GEMINI_CLI_TRUST_WORKSPACE"),
+    )
+}
+
+impl<'a> Start<'a> {
+    /// Gemini CLI started as `start` says, with its variables as given.
+    fn of(
+        start: &crate::Start<'a>,
+        gemini_home: Option<&'a OsStr>,
+        trust: Option<&'a OsStr>,
+    ) -> Start<'a> {
+        Start {
+            cwd: start.cwd,
+            home: start.home,
+            gemini_home,
+            trust,
+        }
+    }
+}
+
 /// Gemini CLI as the engine runs it, with the user's settings: what it
 /// finds in each directory, and how that makes what it sends.
 pub(crate) struct Model<'a> {

@@ -65,24 +65,12 @@ impl Agent {
 
     /// The name on the command line and in JSON.
     pub fn name(self) -> &'static str {
-        match self {
-            Agent::Codex => "codex",
-            Agent::ClaudeCode => "claude-code",
-            Agent::Pi => "pi",
-            Agent::Gemini => "gemini",
-            Agent::AgentZero => "agent-zero",
-        }
+        self.registered().name
     }
 
     /// The product, as its makers name it (`OpenAI Codex CLI`).
     pub fn product(self) -> &'static str {
-        match self {
-            Agent::Codex => "OpenAI Codex CLI",
-            Agent::ClaudeCode => "Anthropic Claude Code",
-            Agent::Pi => "The pi coding agent",
-            Agent::Gemini => "Google Gemini CLI",
-            Agent::AgentZero => "Agent Zero's Prompt Include plugin",
-        }
+        self.registered().product
     }
 
     /// The SHA-256 of the source the model reproduces, where the agent's
@@ -95,14 +83,95 @@ impl Agent {
     /// The version of the agent the model reproduces (the one the e2e tests
     /// run).
     pub fn version(self) -> &'static str {
+        self.registered().version
+    }
+
+    /// The variable that moves the agent's own directory away from the
+    /// home (`CODEX_HOME`), if it has one.
+    pub fn directory_variable(self) -> Option<&'static str> {
+        self.registered().directory_variable
+    }
+
+    /// The one registry of agents: what every output names each by, and
+    /// its model.
+    fn registered(self) -> Registered {
+        let registered = |name, product, version, directory_variable, model| Registered {
+            name,
+            product,
+            version,
+            directory_variable,
+            model,
+        };
         match self {
-            Agent::Codex => codex::VERSION,
-            Agent::ClaudeCode => claude_code::VERSION,
-            Agent::Pi => pi::VERSION,
-            Agent::Gemini => gemini::VERSION,
-            Agent::AgentZero => AGENT_ZERO_VERSION,
+            Agent::AgentZero => registered(
+                "agent-zero",
+                "Agent Zero's Prompt Include plugin",
+                AGENT_ZERO_VERSION,
+                None,
+                None,
+            ),
+            Agent::ClaudeCode => registered(
+                "claude-code",
+                "Anthropic Claude Code",
+                claude_code::VERSION,
+                Some("CLAUDE_CONFIG_DIR"),
+                Some(&claude_code::Registered),
+            ),
+            Agent::Codex => registered(
+                "codex",
+                "OpenAI Codex CLI",
+                codex::VERSION,
+                Some("CODEX_HOME"),
+                Some(&codex::Registered),
+            ),
+            Agent::Gemini => registered(
+                "gemini",
+                "Google Gemini CLI",
+                gemini::VERSION,
+                Some("GEMINI_CLI_HOME"),
+                Some(&gemini::Registered),
+            ),
+            Agent::Pi => registered(
+                "pi",
+                "The pi coding agent",
+                pi::VERSION,
+                Some("PI_CODING_AGENT_DIR"),
+                Some(&pi::Registered),
+            ),
         }
     }
+}
+
+/// What the registry holds of one agent.
+struct Registered {
+    name: &'static str,
+    product: &'static str,
+    version: &'static str,
+    directory_variable: Option<&'static str>,
+    /// Its model (`None`: Agent Zero, whose loader is the [`Host`]'s).
+    model: Option<&'static dyn Modelled>,
+}
+
+/// An agent modelled in this crate, as the registry runs it (each module
+/// reads its own variables from the start's environment).
+pub(crate) trait Modelled: Sync {
+    /// What it loads when started as `start` says, its text written as
+    /// `writing` says.
+    fn context(
+        &self,
+        start: &Start<'_>,
+        disk: &dyn disk::Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError>;
+
+    /// What it loads started in each directory of `tree` ([`contexts_shared`]),
+    /// `start` giving the home and the environment.
+    fn contexts(
+        &self,
+        tree: &Tree,
+        start: &Start<'_>,
+        disk: &disk::Remembered<'_>,
+    ) -> Result<Vec<Shared>, ContextError>;
 }
 
 /// The Prompt Include plugin version the Agent Zero loader reproduces (its
@@ -135,15 +204,6 @@ pub struct Start<'a> {
     /// asked for: `CODEX_HOME`, `CLAUDE_CONFIG_DIR`, ...).
     pub env: &'a dyn Fn(&str) -> Option<OsString>,
 }
-
-/// The variables that move an agent's own directory away from the home,
-/// each read by the agent of [`context_on`] below.
-pub const DIRECTORY_VARIABLES: [&str; 4] = [
-    "CODEX_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "GEMINI_CLI_HOME",
-    "PI_CODING_AGENT_DIR",
-];
 
 /// What `agent` loads when started as `start` says.
 pub fn context(
@@ -320,33 +380,15 @@ pub fn contexts_shared(
     host: &dyn Host,
 ) -> Result<Vec<Shared>, ContextError> {
     let env = |name: &str| env(name);
-    // The agent's variables are the same for every start: read once.
-    let own = Variables::read(agent, &env);
-    let root = &tree.dirs[0];
-    match own.start(root, home) {
-        Some(ModelStart::ClaudeCode(start)) => {
-            engine::contexts(&claude_code::Model::new(start), tree, disk)
-        }
-        Some(ModelStart::Codex(start)) => match codex::Model::of_every_start(&start, disk)? {
-            Some(model) => engine::contexts(&model, tree, disk),
-            None => engine::each_own(tree, disk, |cwd| {
-                codex::context_writing(&codex::Start { cwd, ..start }, disk, Writing::ToMeasure)
-            }),
-        },
-        Some(ModelStart::Gemini(start)) => match gemini::Model::of_every_start(&start, disk) {
-            Some(model) => engine::contexts(&model, tree, disk),
-            None => engine::each_own(tree, disk, |cwd| {
-                gemini::context_on(&gemini::Start { cwd, ..start }, disk)
-            }),
-        },
-        Some(ModelStart::Pi(start)) => engine::contexts(&pi::Model::of(&start), tree, disk),
+    let start = Start {
+        cwd: &tree.dirs[0],
+        home,
+        env: &env,
+    };
+    match agent.registered().model {
+        Some(model) => model.contexts(tree, &start, disk),
         // Agent Zero's project is the whole tree: its root alone.
         None => {
-            let start = Start {
-                cwd: root,
-                home,
-                env: &env,
-            };
             let context = host.agent_zero(&start)?;
             Ok(vec![Shared::Own(Measured::of(context, disk))])
         }
@@ -570,113 +612,9 @@ pub fn context_on(
     disk: &dyn disk::Disk,
     host: &dyn Host,
 ) -> Result<AgentContext, ContextError> {
-    let own = Variables::read(agent, start.env);
-    context_of(
-        own.start(start.cwd, start.home).as_ref(),
-        start,
-        disk,
-        host,
-        Writing::Whole,
-    )
-}
-
-/// [`context_on`] with the agent's variables read already (`model`; `None`
-/// for Agent Zero, whose loader is the [`Host`]'s), its text written as
-/// `writing` says.
-fn context_of(
-    model: Option<&ModelStart<'_>>,
-    start: &Start<'_>,
-    disk: &dyn disk::Disk,
-    host: &dyn Host,
-    writing: Writing,
-) -> Result<AgentContext, ContextError> {
-    match model {
-        Some(ModelStart::Codex(s)) => codex::context_writing(s, disk, writing),
-        Some(ModelStart::ClaudeCode(s)) => claude_code::context_writing(s, disk, writing),
-        Some(ModelStart::Gemini(s)) => gemini::context_on(s, disk),
-        Some(ModelStart::Pi(s)) => pi::context_writing(s, disk, writing),
+    match agent.registered().model {
+        Some(model) => model.context(start, disk, Writing::Whole),
         None => host.agent_zero(start),
-    }
-}
-
-/// An agent's own variables, each read as the agent reads it (only that
-/// agent's are asked for).
-enum Variables {
-    Codex {
-        codex_home: Option<OsString>,
-    },
-    ClaudeCode {
-        config_dir: Option<OsString>,
-        disabled: bool,
-    },
-    Gemini {
-        gemini_home: Option<OsString>,
-        trust: Option<OsString>,
-    },
-    Pi {
-        agent_dir: Option<OsString>,
-    },
-    AgentZero,
-}
-
-/// A model's own start (Agent Zero has none: it reads the host's settings).
-enum ModelStart<'a> {
-    Codex(codex::Start<'a>),
-    ClaudeCode(claude_code::Start<'a>),
-    Gemini(gemini::Start<'a>),
-    Pi(pi::Start<'a>),
-}
-
-impl Variables {
-    fn read(agent: Agent, env: &dyn Fn(&str) -> Option<OsString>) -> Variables {
-        match agent {
-            Agent::Codex => Variables::Codex {
-                codex_home: env("CODEX_HOME"),
-            },
-            Agent::ClaudeCode => Variables::ClaudeCode {
-                config_dir: env("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()),
-                disabled: env("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty()),
-            },
-            Agent::Gemini => Variables::Gemini {
-                gemini_home: env("GEMINI_CLI_HOME"),
-                trust: env("GEMINI_CLI_TRUST_WORKSPACE"),
-            },
-            Agent::Pi => Variables::Pi {
-                agent_dir: env("PI_CODING_AGENT_DIR"),
-            },
-            Agent::AgentZero => Variables::AgentZero,
-        }
-    }
-
-    fn start<'a>(&'a self, cwd: &'a Path, home: &'a Path) -> Option<ModelStart<'a>> {
-        Some(match self {
-            Variables::Codex { codex_home } => ModelStart::Codex(codex::Start {
-                cwd,
-                home,
-                codex_home: codex_home.as_deref(),
-            }),
-            Variables::ClaudeCode {
-                config_dir,
-                disabled,
-            } => ModelStart::ClaudeCode(claude_code::Start {
-                cwd,
-                home,
-                config_dir: config_dir.as_deref(),
-                disabled: *disabled,
-            }),
-            Variables::Gemini { gemini_home, trust } => ModelStart::Gemini(gemini::Start {
-                cwd,
-                home,
-                gemini_home: gemini_home.as_deref(),
-                trust: trust.as_deref(),
-            }),
-            Variables::Pi { agent_dir } => ModelStart::Pi(pi::Start {
-                cwd,
-                home,
-                agent_dir: agent_dir.as_deref(),
-            }),
-            Variables::AgentZero => return None,
-        })
     }
 }
 

@@ -68,6 +68,45 @@ pub(crate) fn context_writing(
     crate::engine::context(&Model::of(start), cwd, disk, writing)
 }
 
+/// pi in the registry: `$PI_CODING_AGENT_DIR` read from the start's
+/// environment.
+pub(crate) struct Registered;
+
+impl crate::Modelled for Registered {
+    fn context(
+        &self,
+        start: &crate::Start<'_>,
+        disk: &dyn Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let agent_dir = (start.env)("PI_CODING_AGENT_DIR");
+        let start = Start::of(start, agent_dir.as_deref());
+        context_writing(&start, disk, writing)
+    }
+
+    fn contexts(
+        &self,
+        tree: &crate::Tree,
+        start: &crate::Start<'_>,
+        disk: &crate::disk::Remembered<'_>,
+    ) -> Result<Vec<crate::Shared>, ContextError> {
+        let agent_dir = (start.env)("PI_CODING_AGENT_DIR");
+        let start = Start::of(start, agent_dir.as_deref());
+        crate::engine::contexts(&Model::of(&start), tree, disk)
+    }
+}
+
+impl<'a> Start<'a> {
+    /// pi started as `start` says, with `$PI_CODING_AGENT_DIR` as given.
+    fn of(start: &crate::Start<'a>, agent_dir: Option<&'a OsStr>) -> Start<'a> {
+        Start {
+            cwd: start.cwd,
+            home: start.home,
+            agent_dir,
+        }
+    }
+}
+
 /// pi as the engine runs it: what it finds in each directory, and how
 /// that makes its section.
 pub(crate) struct Model {

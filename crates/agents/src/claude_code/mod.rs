@@ -301,6 +301,51 @@ pub(crate) fn context_writing(
     crate::engine::context(&Model::new(*start), cwd, disk, writing)
 }
 
+/// Claude Code in the registry: `$CLAUDE_CONFIG_DIR` and
+/// `$CLAUDE_CODE_DISABLE_CLAUDE_MDS` read from the start's environment.
+pub(crate) struct Registered;
+
+impl crate::Modelled for Registered {
+    fn context(
+        &self,
+        start: &crate::Start<'_>,
+        disk: &dyn Disk,
+        writing: Writing,
+    ) -> Result<AgentContext, ContextError> {
+        let config_dir = config_dir(start);
+        context_writing(&Start::of(start, config_dir.as_deref()), disk, writing)
+    }
+
+    fn contexts(
+        &self,
+        tree: &crate::Tree,
+        start: &crate::Start<'_>,
+        disk: &crate::disk::Remembered<'_>,
+    ) -> Result<Vec<crate::Shared>, ContextError> {
+        let config_dir = config_dir(start);
+        let start = Start::of(start, config_dir.as_deref());
+        crate::engine::contexts(&Model::new(start), tree, disk)
+    }
+}
+
+/// `$CLAUDE_CONFIG_DIR`, where it is not empty.
+fn config_dir(start: &crate::Start<'_>) -> Option<OsString> {
+    (start.env)("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty())
+}
+
+impl<'a> Start<'a> {
+    /// Claude Code started as `start` says, with `$CLAUDE_CONFIG_DIR` as
+    /// given.
+    fn of(start: &crate::Start<'a>, config_dir: Option<&'a OsStr>) -> Start<'a> {
+        Start {
+            cwd: start.cwd,
+            home: start.home,
+            config_dir,
+            disabled: (start.env)("CLAUDE_CODE_DISABLE_CLAUDE_MDS").is_some_and(|v| !v.is_empty()),
+        }
+    }
+}
+
 /// Claude Code as the engine runs it: what it finds in each directory,
 /// and how that makes its message.
 pub(crate) struct Model<'a> {
