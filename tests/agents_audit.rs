@@ -315,9 +315,11 @@ fn the_subtrees_of_a_chain_give_its_directories() {
                 if agent.agent == Agent::AgentZero {
                     // Its project is the whole tree, started at the root.
                     assert_eq!(derived, all, "seed {seed}");
-                    assert_eq!(chain.dirs, std::slice::from_ref(&repo.root), "seed {seed}");
+                    let listed: Vec<&Path> = tree.dirs_of(chain).collect();
+                    assert_eq!(listed, [repo.root.as_path()], "seed {seed}");
                 } else {
-                    let mut listed = chain.dirs.clone();
+                    let mut listed: Vec<PathBuf> =
+                        tree.dirs_of(chain).map(Path::to_path_buf).collect();
                     listed.sort();
                     assert_eq!(
                         derived, listed,
@@ -366,20 +368,24 @@ fn every_chain_is_what_context_says_in_each_of_its_directories() {
             let label = format!("seed {seed} case {case} {}", agent.agent.name());
             assert_eq!(agent.error, None, "{label}");
             // Every start directory is on exactly one chain.
-            let mut on: Vec<&PathBuf> = agent.chains.iter().flat_map(|c| &c.dirs).collect();
+            let mut on: Vec<&Path> = agent.chains.iter().flat_map(|c| tree.dirs_of(c)).collect();
             on.sort();
-            let expected: Vec<&PathBuf> = if agent.agent == Agent::AgentZero {
+            let expected: Vec<&Path> = if agent.agent == Agent::AgentZero {
                 vec![&dirs[0]]
             } else {
-                let mut all: Vec<&PathBuf> = dirs.iter().collect();
+                let mut all: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
                 all.sort();
                 all
             };
             assert_eq!(on, expected, "{label}");
             for chain in &agent.chains {
                 chains_seen += 1;
-                assert_eq!(chain.start, chain.dirs[0], "{label}");
-                for dir in &chain.dirs {
+                assert_eq!(
+                    Some(chain.start.as_path()),
+                    tree.dirs_of(chain).next(),
+                    "{label}"
+                );
+                for dir in tree.dirs_of(chain) {
                     let alone = agents::context(
                         agent.agent,
                         &Start {
@@ -394,7 +400,7 @@ fn every_chain_is_what_context_says_in_each_of_its_directories() {
                     assert_eq!(alone.limit, chain.context.limit, "{at}");
                     assert_eq!(alone.root, chain.context.root, "{at}");
                     assert_eq!(alone.notes, chain.context.notes, "{at}");
-                    if dir == &chain.start {
+                    if dir == chain.start {
                         let raw = alone.raw().unwrap_or_default();
                         assert_eq!(raw.len(), chain.bytes, "{at}");
                         assert_eq!(promptinclude::tokenize::count(&raw), chain.tokens, "{at}");
@@ -1011,7 +1017,7 @@ fn duplicates_are_the_same_text_sent_twice() {
     let sub = gemini
         .chains
         .iter()
-        .find(|c| c.dirs.contains(&linked.root.join("sub")))
+        .find(|c| tree.dirs_of(c).any(|d| d == linked.root.join("sub")))
         .unwrap();
     let sent = sub
         .context
@@ -1208,7 +1214,7 @@ fn the_users_approval_of_external_imports_is_read_from_the_home() {
         let chains = &tree.agents[0].chains;
         let chain = chains
             .iter()
-            .find(|c| c.dirs.contains(&repo.root.join("svc")))
+            .find(|c| tree.dirs_of(c).any(|d| d == repo.root.join("svc")))
             .unwrap();
         let agents_md = repo.root.join("AGENTS.md");
         let entry = chain
@@ -1265,7 +1271,7 @@ fn approved_services_follow_the_import(repo: &Repo) {
         let chain = tree.agents[0]
             .chains
             .iter()
-            .find(|c| c.dirs.contains(&dir))
+            .find(|c| tree.dirs_of(c).any(|d| d == dir))
             .unwrap();
         let entry = chain
             .context

@@ -176,8 +176,8 @@ impl AgentsDiff {
                 agent: a.agent,
                 errors: (b.error.clone(), a.error.clone()),
                 changes: changes(
-                    &Side::of(&before.root, &b.chains, &mut sent_before),
-                    &Side::of(&after.root, &a.chains, &mut sent_after),
+                    &Side::of(before, &b.chains, &mut sent_before),
+                    &Side::of(after, &a.chains, &mut sent_after),
                 ),
             })
             .collect();
@@ -217,14 +217,14 @@ struct Side {
 }
 
 impl Side {
-    fn of(root: &Path, chains: &[Chain], sent: &mut SentTexts<'_>) -> Side {
+    fn of(tree: &TreeAudit, chains: &[Chain], sent: &mut SentTexts<'_>) -> Side {
+        let root = &tree.root;
         let states = chains.iter().map(|c| chain_state(root, c, sent)).collect();
         let mut dirs: Vec<(String, usize)> = chains
             .iter()
             .enumerate()
             .flat_map(|(i, c)| {
-                c.dirs
-                    .iter()
+                tree.dirs_of(c)
                     .map(move |d| (shown_path(root, d).into_owned(), i))
             })
             .collect();

@@ -41,8 +41,10 @@ pub use found::{AgentWarning, AgentWarningKind};
 pub struct Chain {
     /// The first of them (root first, then depth first).
     pub start: PathBuf,
-    /// All of them, `start` first.
-    pub dirs: Vec<PathBuf>,
+    /// All of them, `start` first, by their index in the tree's
+    /// [`dirs`](TreeAudit::dirs) ([`TreeAudit::dirs_of`] names them): a
+    /// tree's directories are named once for all its chains.
+    pub dirs: Vec<u32>,
     /// The same directories as subtrees ([`Chain::holds`]): the tops of
     /// the subtrees it covers, `start` first, in the tree's order.
     pub subtrees: Vec<PathBuf>,
@@ -95,6 +97,9 @@ pub struct AgentChains {
 pub struct TreeAudit {
     /// The tree's root, by its physical path.
     pub root: PathBuf,
+    /// Every directory of the tree by its physical path, the root first,
+    /// then depth first (empty where the tree could not be looked at).
+    pub dirs: Vec<PathBuf>,
     /// Each agent's chains, in the order asked for.
     pub agents: Vec<AgentChains>,
     /// Everything worth a look, agents' and linters' together, in a stable
@@ -176,6 +181,7 @@ fn audit_tree_from(
             let error = crate::full_message(&error);
             return TreeAudit {
                 root: root.to_path_buf(),
+                dirs: Vec::new(),
                 agents: agents
                     .iter()
                     .map(|&agent| AgentChains {
@@ -195,9 +201,10 @@ fn audit_tree_from(
         .par_iter()
         .map(|&agent| chains_of(agent, &tree, setup, &disk, agent_zero.as_ref()))
         .collect::<Vec<AgentChains>>();
-    let warnings = warnings::collect(&root, &chains, &Files::of(&tree), &disk);
+    let warnings = warnings::collect(&root, &chains, &tree.dirs, &Files::of(&tree), &disk);
     TreeAudit {
         root,
+        dirs: tree.dirs,
         agents: chains,
         warnings,
     }
@@ -253,11 +260,14 @@ fn group(tree: &Tree, contexts: Vec<Shared>) -> Vec<Chain> {
     let mut chains: Vec<Chain> = Vec::new();
     let mut index: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     let mut chain_of: Vec<usize> = Vec::with_capacity(contexts.len());
-    for (dir, shared) in dirs.iter().cloned().zip(contexts) {
+    for (at, (dir, shared)) in dirs.iter().zip(contexts).enumerate() {
+        // (A tree's directories are counted by `u32`: four thousand
+        // million of them would not fit in memory first.)
+        let at = at as u32;
         let measured = match shared {
             Shared::As(owner) => {
                 let chain = chain_of[owner];
-                chains[chain].dirs.push(dir);
+                chains[chain].dirs.push(at);
                 chain_of.push(chain);
                 continue;
             }
@@ -269,7 +279,7 @@ fn group(tree: &Tree, contexts: Vec<Shared>) -> Vec<Chain> {
             .find(|&&i| same(&chains[i].context, &measured.context))
         {
             Some(&i) => {
-                chains[i].dirs.push(dir);
+                chains[i].dirs.push(at);
                 chain_of.push(i);
             }
             None => {
@@ -277,7 +287,7 @@ fn group(tree: &Tree, contexts: Vec<Shared>) -> Vec<Chain> {
                 chain_of.push(chains.len());
                 chains.push(Chain {
                     start: dir.clone(),
-                    dirs: vec![dir],
+                    dirs: vec![at],
                     subtrees: Vec::new(),
                     except: Vec::new(),
                     dir_count: 0,
@@ -491,6 +501,11 @@ struct ChainJson<'a> {
 }
 
 impl TreeAudit {
+    /// The directories of `chain`, one of this tree's, `start` first.
+    pub fn dirs_of<'a>(&'a self, chain: &'a Chain) -> impl Iterator<Item = &'a Path> + 'a {
+        chain.dirs.iter().map(|&i| self.dirs[i as usize].as_path())
+    }
+
     /// The JSON form (the record's fields, without schema and type).
     pub fn json(&self) -> TreeJson<'_> {
         let lossy = |p: &Path| p.to_string_lossy().into_owned();

@@ -24,6 +24,7 @@ use crate::agents::{Agent, ContextFile, Outcome, Role, Skip};
 pub(super) fn collect(
     root: &Path,
     chains: &[AgentChains],
+    dirs: &[PathBuf],
     files: &Files,
     disk: &dyn Disk,
 ) -> Vec<AgentWarning> {
@@ -48,7 +49,7 @@ pub(super) fn collect(
                 },
                 || {
                     let mut found = Found::new(root);
-                    not_shared(chains, &ids, &mut found);
+                    not_shared(chains, dirs, &ids, &mut found);
                     found
                 },
             );
@@ -427,7 +428,12 @@ fn project_dir(rule: &Path) -> &Path {
 /// Project files sent to one agent and not to another started in the same
 /// directory (the first of each chain), neither as that file nor as the
 /// same text. Agent Zero, whose files are another kind, is left out.
-fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mut Found) {
+fn not_shared<'a>(
+    chains: &'a [AgentChains],
+    dirs: &'a [PathBuf],
+    ids: &'a Identities<'_>,
+    found: &mut Found,
+) {
     let agents: Vec<&AgentChains> = chains
         .iter()
         .filter(|a| a.agent != Agent::AgentZero && a.error.is_none())
@@ -479,7 +485,7 @@ fn not_shared<'a>(chains: &'a [AgentChains], ids: &'a Identities<'_>, found: &mu
                 let dirs = c
                     .dirs
                     .iter()
-                    .map(|d| bytes(d))
+                    .map(|&d| bytes(&dirs[d as usize]))
                     .filter(|d| asked.contains(d));
                 at.extend(dirs.map(|d| (d, Rc::clone(&sent))));
             }

@@ -115,11 +115,11 @@ struct Node {
 }
 
 /// The directory tree with each directory's chain, relative to the root.
-fn tree_of(root: &Path, agent: &AgentChains) -> Node {
+fn tree_of(tree: &TreeAudit, agent: &AgentChains) -> Node {
     let mut top = Node::default();
     for (i, chain) in agent.chains.iter().enumerate() {
-        for dir in &chain.dirs {
-            let rel = shown_path(root, dir);
+        for dir in tree.dirs_of(chain) {
+            let rel = shown_path(&tree.root, dir);
             let mut node = &mut top;
             if rel != "." {
                 for part in rel.split('/') {
@@ -142,7 +142,7 @@ fn tree_of(root: &Path, agent: &AgentChains) -> Node {
 /// itself, then its subdirectories, split across the other way one level
 /// down.
 fn push_treemap(h: &mut String, tree: &TreeAudit, agent: &AgentChains) {
-    let top = tree_of(&tree.root, agent);
+    let top = tree_of(tree, agent);
     if top.total <= 0.0 {
         h.push_str("<p class=tool>Loads nothing anywhere in this tree.</p>");
         return;
