@@ -329,7 +329,7 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
                 .unwrap();
             let disk = Remembered::over(&Live);
             let tree = agents::Tree::of(&repo, &disk).unwrap();
-            let some = agents::contexts_shared(agent, &tree, &home, &env, &disk).unwrap();
+            let some = agents::contexts_shared(agent, &tree, &home, &env, &disk, None).unwrap();
             let some: Vec<_> = tree.starts(agent).iter().zip(some).collect();
             assert_eq!(
                 every.len(),

@@ -92,6 +92,14 @@ impl Agent {
         self.registered().directory_variable
     }
 
+    /// Whether its context files are of the kind other agents read too
+    /// (`AGENTS.md`, `CLAUDE.md`, ...), so that what one sends and another
+    /// does not is worth a word: Agent Zero's `*.promptinclude.md` are its
+    /// own.
+    pub fn shares_files(self) -> bool {
+        self.registered().shares_files
+    }
+
     /// The one registry of agents: what every output names each by, and
     /// its model.
     fn registered(self) -> Registered {
@@ -100,6 +108,7 @@ impl Agent {
             product,
             version,
             directory_variable,
+            shares_files: self != Agent::AgentZero,
             model,
         };
         match self {
@@ -148,6 +157,7 @@ struct Registered {
     product: &'static str,
     version: &'static str,
     directory_variable: Option<&'static str>,
+    shares_files: bool,
     /// Its model (`None`: Agent Zero, whose loader is the [`Host`]'s).
     model: Option<&'static dyn Modelled>,
 }

@@ -26,6 +26,20 @@ impl Host for Loader {
     }
 }
 
+/// [`Loader`], knowing already what Agent Zero loads in one directory
+/// (the audit's own scan of a tree's root, when that scan is the one its
+/// host makes: [`scans_as_the_host`]).
+pub struct Scanned<'a>(pub Option<&'a AgentContext>);
+
+impl Host for Scanned<'_> {
+    fn agent_zero(&self, start: &Start<'_>) -> Result<AgentContext, ContextError> {
+        match self.0 {
+            Some(known) if known.cwd == start.cwd => Ok(known.clone()),
+            _ => Loader.agent_zero(start),
+        }
+    }
+}
+
 /// The reference reproduced, exactly: the SHA-256 of the Agent Zero source
 /// the oracle tests run, as [`reference_digest`] computes it (the registry
 /// names it: [`Agent::reference_sha256`]).

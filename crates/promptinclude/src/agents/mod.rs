@@ -42,13 +42,16 @@ pub fn contexts_under(
 }
 
 /// [`contexts_under`] for what the chains need, over a tree already listed
-/// ([`promptinclude_agents::contexts_shared`]).
+/// ([`promptinclude_agents::contexts_shared`]); what Agent Zero loads in
+/// its root is `agent_zero` where that is known.
 pub fn contexts_shared(
     agent: Agent,
     tree: &Tree,
     home: &Path,
     env: &(dyn Fn(&str) -> Option<OsString> + Sync),
     disk: &disk::Remembered<'_>,
+    agent_zero: Option<&AgentContext>,
 ) -> Result<Vec<Shared>, ContextError> {
-    promptinclude_agents::contexts_shared(agent, tree, home, env, disk, &Loader)
+    let host = agent_zero::Scanned(agent_zero);
+    promptinclude_agents::contexts_shared(agent, tree, home, env, disk, &host)
 }

@@ -31,7 +31,7 @@ use serde::Serialize;
 
 use crate::agents::disk::{Disk, Listings, Live, Remembered};
 use crate::agents::report::{file_json, FileJson};
-use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Measured, Shared, Tree};
+use crate::agents::{contexts_shared, Agent, AgentContext, ByteLimit, Shared, Tree};
 use crate::tokenize::Memo;
 pub use found::{AgentWarning, AgentWarningKind};
 
@@ -219,12 +219,7 @@ fn chains_of(
     disk: &Remembered<'_>,
     agent_zero: Option<&AgentContext>,
 ) -> AgentChains {
-    let contexts = match agent_zero {
-        Some(known) if agent == Agent::AgentZero && known.cwd == tree.dirs[0] => {
-            Ok(vec![Shared::Own(Measured::of(known.clone(), disk))])
-        }
-        _ => contexts_shared(agent, tree, setup.home, setup.env, disk),
-    };
+    let contexts = contexts_shared(agent, tree, setup.home, setup.env, disk, agent_zero);
     match contexts {
         Ok(contexts) => AgentChains {
             agent,

@@ -436,7 +436,7 @@ fn not_shared<'a>(
 ) {
     let agents: Vec<&AgentChains> = chains
         .iter()
-        .filter(|a| a.agent != Agent::AgentZero && a.error.is_none())
+        .filter(|a| a.agent.shares_files() && a.error.is_none())
         .collect();
     if agents.len() < 2 {
         return;
