@@ -29,7 +29,7 @@ impl Host for Loader {
 /// [`Loader`], knowing already what Agent Zero loads in one directory
 /// (the audit's own scan of a tree's root, when that scan is the one its
 /// host makes: [`scans_as_the_host`]).
-pub struct Scanned<'a>(pub Option<&'a AgentContext>);
+pub(crate) struct Scanned<'a>(pub Option<&'a AgentContext>);
 
 impl Host for Scanned<'_> {
     fn agent_zero(&self, start: &Start<'_>) -> Result<AgentContext, ContextError> {
