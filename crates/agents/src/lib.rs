@@ -12,7 +12,8 @@
 //! the program that has the scan hands it in as a [`Host`].
 #![deny(missing_docs)]
 
-pub mod claude_code;
+pub mod advice;
+pub(crate) mod claude_code;
 pub mod codex;
 pub mod disk;
 mod engine;
@@ -100,6 +101,14 @@ impl Agent {
         self.registered().shares_files
     }
 
+    /// What the agent itself warns of in the files it loads (its model's;
+    /// Agent Zero's own warnings are the audit's).
+    pub fn advice(self) -> advice::Advice {
+        self.registered()
+            .model
+            .map_or_else(advice::Advice::default, Modelled::advice)
+    }
+
     /// The one registry of agents: what every output names each by, and
     /// its model.
     fn registered(self) -> Registered {
@@ -182,6 +191,12 @@ pub(crate) trait Modelled: Sync {
         start: &Start<'_>,
         disk: &disk::Remembered<'_>,
     ) -> Result<Vec<Shared>, ContextError>;
+
+    /// What it warns of in the files it loads (nothing, unless its
+    /// module says).
+    fn advice(&self) -> advice::Advice {
+        advice::Advice::default()
+    }
 }
 
 /// The Prompt Include plugin version the Agent Zero loader reproduces (its

@@ -116,19 +116,9 @@ fn scope_patterns(paths: &Yaml) -> Vec<String> {
         .collect()
 }
 
-/// A rule's `paths:` as Claude Code reads it, and where that may differ
-/// from what its author meant (for `audit --agents`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Scope {
-    /// The 1-based line of `paths:` in the file.
-    pub line: usize,
-    /// Whether Claude Code scopes the rule (never loads it at start).
-    pub scoped: bool,
-    /// The glob patterns it is scoped to (when it is).
-    pub patterns: Vec<String>,
-    /// How Claude Code reads it differently from how it is written.
-    pub surprises: Vec<String>,
-}
+/// A rule's `paths:` as Claude Code reads it ([`RuleScope`]'s `line` is
+/// that of `paths:`).
+pub type Scope = crate::advice::RuleScope;
 
 /// The `paths:` of a file's front matter; `None` when it has none.
 pub fn scope(text: &str) -> Option<Scope> {

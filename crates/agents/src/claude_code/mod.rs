@@ -29,7 +29,7 @@
 
 mod markdown;
 
-pub use markdown::{never_matches, scope as rule_scope, Scope as RuleScope};
+use markdown::{never_matches, scope as rule_scope};
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -38,8 +38,9 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
+use super::advice::{Advice, PatternSyntax, ScopedRules, SizeAdvice};
 use super::disk::{
-    absent_below, ancestors, derived, is_joined, joined, parent, Disk, EntryType, Listing, Live,
+    absent_below, ancestors, derived, is_joined, joined, parent, Disk, EntryType, Listing,
 };
 use super::engine::{Layered, Likeness};
 use super::js::{resolve as normalize, trim as js_trim};
@@ -57,14 +58,14 @@ pub(crate) const VERSION: &str = "2.1.332";
 /// its text without front matter and comments; each file on its own. It is
 /// `max(40000, 5% of the model's context window in characters)`: 40,000
 /// for the 200k-token models.
-pub const RECOMMENDED_MAX_CHARS: usize = 40_000;
+pub(crate) const RECOMMENDED_MAX_CHARS: usize = 40_000;
 
 /// The length Claude Code measures the file at `path` by against
 /// [`RECOMMENDED_MAX_CHARS`]: UTF-16 code units of the text it loads. Read
 /// and parsed through `disk` as the model does it (so a file the model
 /// loaded through the same `disk` is not parsed again); `None` when it
 /// cannot be read.
-pub fn measured_chars(disk: &dyn Disk, path: &Path) -> Option<usize> {
+pub(crate) fn measured_chars(disk: &dyn Disk, path: &Path) -> Option<usize> {
     let bytes = disk.read(path).ok()?;
     let content = &parse(disk, path, &bytes).parsed.content;
     // UTF-16 code units: one per character, two for one past U+FFFF (whose
@@ -281,17 +282,8 @@ struct Walk<'a> {
     external: bool,
 }
 
-/// What Claude Code loads when started as `start` says.
-pub fn context(start: &Start<'_>) -> Result<AgentContext, ContextError> {
-    context_on(start, &Live)
-}
-
-/// [`context`], looking at the files through `disk`.
-pub fn context_on(start: &Start<'_>, disk: &dyn Disk) -> Result<AgentContext, ContextError> {
-    context_writing(start, disk, Writing::Whole)
-}
-
-/// [`context_on`], its text written as `writing` says.
+/// What Claude Code loads when started as `start` says, looking at the
+/// files through `disk`, its text written as `writing` says.
 pub(crate) fn context_writing(
     start: &Start<'_>,
     disk: &dyn Disk,
@@ -326,6 +318,54 @@ impl crate::Modelled for Registered {
         let start = Start::of(start, config_dir.as_deref());
         crate::engine::contexts(&Model::new(start), tree, disk)
     }
+
+    /// Files past [`RECOMMENDED_MAX_CHARS`]; rules whose `paths:` scopes
+    /// them; imports the user may approve outside the working directory.
+    fn advice(&self) -> Advice {
+        Advice {
+            size: Some(SizeAdvice {
+                max: RECOMMENDED_MAX_CHARS,
+                measure: measured_chars,
+                words: |chars, max| {
+                    format!(
+                        "{chars} characters: an interactive Claude Code session warns past {max} (on 200k-token models) that a file this large will impact performance (`claude -p` does not)"
+                    )
+                },
+            }),
+            scoped_rules: Some(ScopedRules {
+                key: "paths:",
+                is_rule: |f| {
+                    f.role == Role::Project
+                        // By bytes: ASCII is in a path's bytes as in its lossy text.
+                        && f.path
+                            .as_os_str()
+                            .as_encoded_bytes()
+                            .windows(RULES.len())
+                            .any(|w| w == RULES)
+                        && matches!(
+                            f.outcome,
+                            Outcome::Loaded | Outcome::Skipped(Skip::ScopedOut)
+                        )
+                },
+                scope: rule_scope,
+                never_matches,
+                base: rule_base,
+                syntax: PatternSyntax::Gitignore,
+            }),
+            approves_imports: true,
+        }
+    }
+}
+
+/// What a project rule's path holds.
+const RULES: &[u8] = b"/.claude/rules/";
+
+/// The directory a rule speaks for: the one holding its `.claude/`.
+fn rule_base(rule: &Path) -> &Path {
+    rule.ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".claude"))
+        .and_then(Path::parent)
+        .unwrap_or(rule)
 }
 
 /// `$CLAUDE_CONFIG_DIR`, where it is not empty.

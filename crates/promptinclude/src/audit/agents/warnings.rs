@@ -12,7 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::found::{bytes, AgentWarning, AgentWarningKind, Found};
 use super::{AgentChains, Chain, Files};
-use crate::agents::claude_code;
+use crate::agents::advice::{Advice, PatternSyntax, ScopedRules, SizeAdvice};
 use crate::agents::disk::Disk;
 use crate::agents::{Agent, ContextFile, Outcome, Role, Skip};
 
@@ -34,14 +34,16 @@ pub(super) fn collect(
             let (mut found, unshared) = rayon::join(
                 || {
                     let mut found = Found::new(root);
-                    let mut measured = FxHashMap::default();
                     let mut seen = Seen::default();
                     for agent in chains {
+                        let advice = agent.agent.advice();
+                        let mut measured = FxHashMap::default();
                         for chain in &agent.chains {
-                            outcomes(agent.agent, chain, disk, &mut found);
+                            outcomes(agent.agent, &advice, chain, disk, &mut found);
                             duplicates(agent.agent, chain, &ids, &mut seen, &mut found);
-                            if agent.agent == Agent::ClaudeCode {
-                                over_recommended(chain, disk, &mut measured, &mut found);
+                            if let Some(size) = &advice.size {
+                                let over = (agent.agent, size);
+                                over_recommended(over, chain, disk, &mut measured, &mut found);
                             }
                         }
                     }
@@ -58,8 +60,10 @@ pub(super) fn collect(
         },
         || {
             let mut found = Found::new(root);
-            for agent in chains.iter().filter(|a| a.agent == Agent::ClaudeCode) {
-                claude_rules(agent, files, disk, &mut found);
+            for agent in chains {
+                if let Some(rules) = agent.agent.advice().scoped_rules {
+                    scoped_rules(agent, &rules, files, disk, &mut found);
+                }
             }
             super::lint::lint(files, disk, &mut found);
             found
@@ -88,7 +92,7 @@ fn warning(
 }
 
 /// What the agent's own outcomes say: cuts, shadows and imports.
-fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
+fn outcomes(agent: Agent, advice: &Advice, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
     use AgentWarningKind as K;
     let files = &chain.context.files;
     let limit = chain.context.limit.map(|l| l.max);
@@ -130,9 +134,9 @@ fn outcomes(agent: Agent, chain: &Chain, disk: &dyn Disk, found: &mut Found) {
                 K::UnresolvedImport,
                 format!("{}no such file", by_parent(f)),
             ),
-            // Claude Code: approving an import of nothing loads nothing.
+            // Approving an import of nothing loads nothing.
             Outcome::Skipped(Skip::Outside)
-                if agent == Agent::ClaudeCode && disk.metadata(&f.path).is_err() =>
+                if advice.approves_imports && disk.metadata(&f.path).is_err() =>
             {
                 (K::UnresolvedImport, format!("{}no such file", by_parent(f)))
             }
@@ -312,31 +316,29 @@ struct Seen<'a> {
     by_text: FxHashMap<u32, &'a Path>,
 }
 
-/// Claude Code's files past the size it warns about ("Large CLAUDE.md will
-/// impact performance (45.1k chars > 40.0k)", in `/status` and at start).
-/// Each file is measured once (`measured`, by path bytes), however many chains
-/// send it.
+/// Files past the size their agent warns about (Claude Code: "Large
+/// CLAUDE.md will impact performance (45.1k chars > 40.0k)", in `/status`
+/// and at start). Each file is measured once (`measured`, by path bytes),
+/// however many chains send it.
 fn over_recommended<'a>(
+    (agent, size): (Agent, &SizeAdvice),
     chain: &'a Chain,
     disk: &dyn Disk,
     measured: &mut FxHashMap<&'a [u8], Option<usize>>,
     found: &mut Found,
 ) {
-    let max = claude_code::RECOMMENDED_MAX_CHARS;
     for f in chain.context.files.iter().filter(|f| f.is_sent()) {
         let chars = measured
             .entry(bytes(&f.path))
-            .or_insert_with(|| claude_code::measured_chars(disk, &f.path));
+            .or_insert_with(|| (size.measure)(disk, &f.path));
         let Some(chars) = *chars else {
             continue;
         };
-        if chars > max {
-            let message = format!(
-                "{chars} characters: an interactive Claude Code session warns past {max} (on 200k-token models) that a file this large will impact performance (`claude -p` does not)"
-            );
+        if chars > size.max {
+            let message = (size.words)(chars, size.max);
             found.add(warning(
                 AgentWarningKind::OverRecommended,
-                Agent::ClaudeCode,
+                agent,
                 f,
                 message,
                 chain,
@@ -345,32 +347,35 @@ fn over_recommended<'a>(
     }
 }
 
-/// Claude Code's rules in `.claude/rules/`: their `paths:` as Claude Code
-/// reads it, and scopes no file of the tree matches.
-fn claude_rules(agent: &AgentChains, files: &Files, disk: &dyn Disk, found: &mut Found) {
+/// An agent's rules that load only for some paths (Claude Code's
+/// `.claude/rules/` with `paths:`): their scopes as the agent reads them,
+/// and scopes no file of the tree matches.
+fn scoped_rules(
+    agent: &AgentChains,
+    rules: &ScopedRules,
+    files: &Files,
+    disk: &dyn Disk,
+    found: &mut Found,
+) {
+    let key = rules.key;
+    let syntax = match rules.syntax {
+        PatternSyntax::Gitignore => super::lint::Syntax::Gitignore,
+    };
     let mut seen = BTreeSet::new();
     for chain in &agent.chains {
         for f in &chain.context.files {
-            let is_rule = f.role == Role::Project
-                // By bytes: ASCII is in a path's bytes as in its lossy text.
-                && memchr::memmem::find(f.path.as_os_str().as_encoded_bytes(), b"/.claude/rules/")
-                    .is_some()
-                && matches!(
-                    f.outcome,
-                    Outcome::Loaded | Outcome::Skipped(Skip::ScopedOut)
-                );
-            if !is_rule || !seen.insert(f.path.clone()) {
+            if !(rules.is_rule)(f) || !seen.insert(f.path.clone()) {
                 continue;
             }
             let Ok(bytes) = disk.read(&f.path) else {
                 continue;
             };
-            let Some(scope) = claude_code::rule_scope(&crate::agents::lossy(&bytes)) else {
+            let Some(scope) = (rules.scope)(&crate::agents::lossy(&bytes)) else {
                 continue;
             };
             let lint = |kind, message| AgentWarning {
                 kind,
-                agent: Agent::ClaudeCode.name(),
+                agent: agent.agent.name(),
                 path: f.path.clone(),
                 line: Some(scope.line),
                 message,
@@ -381,19 +386,19 @@ fn claude_rules(agent: &AgentChains, files: &Files, disk: &dyn Disk, found: &mut
                 found.add(lint(AgentWarningKind::BadFrontMatter, surprise.clone()));
             }
             if scope.scoped {
-                let base = project_dir(&f.path);
-                let matched = super::lint::any_match(CLAUDE_PATHS, &scope.patterns, base, files);
+                let base = (rules.base)(&f.path);
+                let matched = super::lint::any_match(syntax, &scope.patterns, base, files);
                 let listed = super::lint::listed(&scope.patterns);
-                if scope.patterns.iter().all(|p| claude_code::never_matches(p)) {
+                if scope.patterns.iter().all(|p| (rules.never_matches)(p)) {
                     found.add(lint(
                         AgentWarningKind::DeadScope,
-                        format!("`paths:` {listed} can match no path: the rule never loads"),
+                        format!("`{key}` {listed} can match no path: the rule never loads"),
                     ));
                 } else if matched == Some(false) {
                     found.add(lint(
                         AgentWarningKind::DeadScope,
                         format!(
-                            "`paths:` {listed} matches no file under {} today: the rule does not load at start, and loads only once the agent reads or writes a matching path",
+                            "`{key}` {listed} matches no file under {} today: the rule does not load at start, and loads only once the agent reads or writes a matching path",
                             found.name(base)
                         ),
                     ));
@@ -410,19 +415,6 @@ fn english_list(items: &[&str]) -> String {
         [one] => one.to_string(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
-}
-
-/// How Claude Code matches a rule's `paths:` against a file's path from
-/// the rule's project directory.
-const CLAUDE_PATHS: super::lint::Syntax = super::lint::Syntax::Gitignore;
-
-/// The directory a Claude Code rule speaks for: the one holding its
-/// `.claude/`.
-fn project_dir(rule: &Path) -> &Path {
-    rule.ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == ".claude"))
-        .and_then(Path::parent)
-        .unwrap_or(rule)
 }
 
 /// Project files sent to one agent and not to another started in the same
