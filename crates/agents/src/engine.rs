@@ -1,13 +1,15 @@
-//! The one engine for agents whose context is made of what they find in
-//! each directory on the way from the start up to `/`: the agent's module
-//! says what one directory gives ([`Layered::found_in`]) and how the
-//! finds make the text it sends ([`Layered::assemble`]); the engine finds
-//! each directory's once for every start below it, skips the directories
-//! that hold none of the agent's names without asking the system anything,
-//! gives a start that adds nothing its parent's context, and computes the
-//! others in parallel. A single start ([`context`]) goes through the same
-//! two functions, so what one start loads and what a tree's chains say
-//! cannot disagree.
+//! The one engine for every modelled agent. An agent's context is made of
+//! what it finds in each directory on the way from the start up to `/`:
+//! the agent's module says what one directory gives
+//! ([`Layered::found_in`]), how the finds make the text it sends
+//! ([`Layered::assemble`]), and what a start below another can change
+//! ([`Layered::likeness`]). The engine finds each directory's once for
+//! every start below it, skips the directories that hold none of the
+//! agent's names without asking the system anything, gives a start that
+//! adds nothing its parent's context where the agent says so, and computes
+//! the others in parallel. No model keeps a cache or a shortcut of its
+//! own. A single start ([`context`]) goes through the same functions, so
+//! what one start loads and what a tree's chains say cannot disagree.
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +40,11 @@ pub(crate) trait Layered: Sync {
     /// What the agent finds in one directory.
     type Found: Send + Sync;
 
+    /// What the agent needs to know of a start to tell
+    /// [`Layered::likeness`] of the starts right below it that add nothing:
+    /// found once for all of them.
+    type Above: Send + Sync;
+
     /// The names the agent looks for in a directory (as a case-folding
     /// file system could match them: without ASCII case), where a
     /// directory's listing can tell: a directory holding none of them
@@ -49,11 +56,6 @@ pub(crate) trait Layered: Sync {
 
     /// Whether `found` adds nothing to what the agent loads.
     fn adds_nothing(&self, found: &Self::Found) -> bool;
-
-    /// What the agent needs to know of a start, which loads `context`, in
-    /// `dir`, to tell [`Layered::likeness`] of the starts right below it
-    /// that add nothing: found once for all of them.
-    type Above: Send + Sync;
 
     /// [`Layered::Above`] of the start in `dir`, which loads `context`.
     fn above(&self, dir: &Path, context: &AgentContext, disk: &dyn Disk) -> Self::Above;
@@ -99,8 +101,8 @@ pub(crate) fn context<M: Layered>(
 
 /// What `model` loads started in each directory of `tree`, in
 /// [`contexts_shared`](crate::contexts_shared)'s form: a directory that
-/// adds nothing is given as its parent's context where
-/// [`Layered::same_below`] says so; every other one is computed and
+/// adds nothing is given as its parent's context (or a sibling's) where
+/// [`Layered::likeness`] says so; every other one is computed and
 /// measured. The tree's levels are done one after another (a directory's
 /// decision needs its parent's context), each level's contexts in
 /// parallel.
