@@ -332,9 +332,9 @@ impl Layered for Model<'_> {
             .collect();
         // The finds with the start's own settings, where they are not the
         // user's.
-        let own: Vec<(&Path, DirFound)> = match settings.names == self.settings.names
-            && settings.markers == self.settings.markers
-        {
+        let users =
+            settings.names == self.settings.names && settings.markers == self.settings.markers;
+        let own: Vec<(&Path, DirFound)> = match users {
             true => Vec::new(),
             false => ancestors(&cwd)
                 .map(|dir| (dir, found_with(&settings, dir, disk)))
@@ -342,12 +342,7 @@ impl Layered for Model<'_> {
                 .collect(),
         };
         let own: Vec<(&Path, &DirFound)> = own.iter().map(|(dir, found)| (*dir, found)).collect();
-        let up = match settings.names == self.settings.names
-            && settings.markers == self.settings.markers
-        {
-            true => up,
-            false => &own[..],
-        };
+        let up = if users { up } else { &own[..] };
         // **Boundary**: the nearest directory holding a marker.
         let root = up
             .iter()
