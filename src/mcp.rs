@@ -644,7 +644,7 @@ impl ServerHandler for Server {
         let context_schema = serde_json::json!({
             "type": "object",
             "properties": {
-                "agent": {"type": "string", "enum": ["agent-zero", "claude-code", "codex", "gemini", "pi"], "description": "The agent to model"},
+                "agent": {"type": "string", "enum": Agent::ALL.map(Agent::name), "description": "The agent to model"},
                 "cwd": {"type": "string", "description": "The directory the agent is started in: one of the server's roots or a directory inside one (default: the first root)"}
             },
             "required": ["agent"],

@@ -223,7 +223,7 @@ fn a_directory_given_as_its_ancestors_loads_what_the_ancestor_does() {
     let seed = crate::common::fresh_seed("PROMPTINCLUDE_AGENT_CHAINS_SEED");
     let mut rng = crate::common::Rng::new(seed);
     let env = |name: &str| (name == "GEMINI_CLI_TRUST_WORKSPACE").then(|| OsString::from("true"));
-    let mut shared = [0usize; 5];
+    let mut shared = [0usize; Agent::ALL.len()];
     for case in 0..12 {
         let dir = tempfile::tempdir().unwrap();
         let base = fs::canonicalize(dir.path()).unwrap();

@@ -131,6 +131,7 @@ pub(crate) fn random_monorepo_at(rng: &mut Rng, root: &Path, home: &Path) {
         ".claude/CLAUDE.md",
         "CLAUDE.local.md",
         "GEMINI.md",
+        "CONTEXT.md",
         ".claude/rules/style.md",
         ".claude/rules/ts.md",
         ".cursor/rules/go.mdc",
@@ -524,7 +525,9 @@ fn a_batch_reports_each_tree_as_its_own_audit_does() {
     for (root, agents) in roots.iter().zip(&together) {
         let alone = audit(std::slice::from_ref(root));
         assert_eq!(alone.len(), 1, "seed {seed}");
-        assert!(agents["agents"].as_array().is_some_and(|a| a.len() == 5));
+        assert!(agents["agents"]
+            .as_array()
+            .is_some_and(|a| a.len() == promptinclude::agents::Agent::ALL.len()));
         assert_eq!(&alone[0], agents, "seed {seed}: {}", root.display());
     }
 }

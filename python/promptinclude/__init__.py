@@ -537,9 +537,10 @@ def context(agent: str, cwd: StrPath = ".", home: Optional[StrPath] = None) -> D
     or ``system_instruction``) and ``raw`` (the parts joined by a blank
     line, or ``None``). Modelled agents: ``"codex"`` (Codex CLI 0.171.0),
     ``"claude-code"`` (Claude Code 2.1.332), ``"gemini"`` (Gemini CLI
-    0.61.0), ``"pi"`` (pi 0.73.1) and ``"agent-zero"`` (exactly what
-    ``render`` gives). ``home`` defaults to ``$HOME``; the agents' own
-    variables (``CODEX_HOME``, ``CLAUDE_CONFIG_DIR``, ``GEMINI_CLI_HOME``,
+    0.61.0), ``"opencode"`` (opencode 1.18.33), ``"pi"`` (pi 0.73.1) and
+    ``"agent-zero"`` (exactly what ``render`` gives). ``home`` defaults to
+    ``$HOME``; the agents' own variables (``CODEX_HOME``,
+    ``CLAUDE_CONFIG_DIR``, ``GEMINI_CLI_HOME``, ``XDG_CONFIG_HOME``,
     ``PI_CODING_AGENT_DIR``, ...) are read from the environment.
     """
     return _native.context(agent, os.fspath(cwd), None if home is None else os.fspath(home))

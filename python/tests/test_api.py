@@ -112,10 +112,10 @@ def test_context_codex_follows_the_chain_the_limit_and_the_override(tmp_path):
         promptinclude.context("no-such-agent", repo)
 
 
-def test_context_claude_code_pi_gemini_and_agent_zero(tmp_path, monkeypatch):
+def test_context_claude_code_pi_gemini_opencode_and_agent_zero(tmp_path, monkeypatch):
     """Each modelled agent through the same call; the framing each sends
     (proven against the real agents in tests/agents and tests/pi)."""
-    for variable in ("CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME"):
+    for variable in ("CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME", "OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
     repo = tmp_path / "repo"
@@ -140,6 +140,11 @@ def test_context_claude_code_pi_gemini_and_agent_zero(tmp_path, monkeypatch):
 
     gemini = promptinclude.context("gemini", repo, home)
     assert gemini["parts"] == [{"place": "user_message", "text": f"<loaded_context>\n<project_context>\n--- Context from: {real}/GEMINI.md ---\nG\n--- End of Context from: {real}/GEMINI.md ---\n</project_context>\n</loaded_context>", "bytes": gemini["parts"][0]["bytes"], "tokens": gemini["parts"][0]["tokens"]}]
+
+    # opencode: AGENTS.md is found first, so CLAUDE.md is never read.
+    opencode = promptinclude.context("opencode", repo, home)
+    assert opencode["raw"] == f"Instructions from: {real}/AGENTS.md\nA\n"
+    assert [(f["path"], f["status"]) for f in opencode["files"]] == [(f"{real}/AGENTS.md", "loaded"), (f"{real}/CLAUDE.md", "shadowed")]
 
     zero = promptinclude.context("agent-zero", repo, home)
     assert zero["raw"] == promptinclude.render(promptinclude.scan_promptinclude_files(real))

@@ -19,6 +19,7 @@ pub mod disk;
 mod engine;
 pub mod gemini;
 mod js;
+pub(crate) mod opencode;
 pub mod pi;
 pub mod report;
 
@@ -39,6 +40,8 @@ pub enum Agent {
     Codex,
     /// Google Gemini CLI (`GEMINI.md`).
     Gemini,
+    /// opencode (`AGENTS.md`, else `CLAUDE.md`, else `CONTEXT.md`).
+    Opencode,
     /// The pi coding agent (`AGENTS.md` or `CLAUDE.md`).
     Pi,
 }
@@ -46,11 +49,12 @@ pub enum Agent {
 impl Agent {
     /// Every modelled agent, in the one order every output lists them in:
     /// by [`name`](Agent::name), which is also the variants' order.
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::AgentZero,
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
+        Agent::Opencode,
         Agent::Pi,
     ];
 
@@ -148,6 +152,13 @@ impl Agent {
                 gemini::VERSION,
                 Some("GEMINI_CLI_HOME"),
                 Some(&gemini::Registered),
+            ),
+            Agent::Opencode => registered(
+                "opencode",
+                "opencode, the open source coding agent",
+                opencode::VERSION,
+                Some("XDG_CONFIG_HOME"),
+                Some(&opencode::Registered),
             ),
             Agent::Pi => registered(
                 "pi",

@@ -104,6 +104,9 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
         (Some(root), _) => {
             let _ = writeln!(out, " (project root {})", shown(root.display().to_string()));
         }
+        (None, Agent::Opencode) => {
+            out.push_str(" (no git repository: it reads every directory above it)\n");
+        }
         (None, _) => out.push_str(" (no project root: only this directory)\n"),
     }
     if context.files.is_empty() {
