@@ -24,6 +24,8 @@ export const SEED = (() => {
 	return Number(s) >>> 0;
 })();
 export const CASES = Number(process.env.PROMPTINCLUDE_CONTEXT_CASES || 100);
+/** PROMPTINCLUDE_CONTEXT_CASES, else `n` (for an agent whose sessions are slow). */
+export const casesOr = (n) => (process.env.PROMPTINCLUDE_CONTEXT_CASES ? CASES : n);
 export const CONCURRENCY = Math.max(1, Number(process.env.PROMPTINCLUDE_CONTEXT_CONCURRENCY || 4));
 const ONLY = process.env.PROMPTINCLUDE_CONTEXT_ONLY ? new Set(process.env.PROMPTINCLUDE_CONTEXT_ONLY.split(",").map((s) => s.trim())) : null;
 /** Whether the case `name` runs (PROMPTINCLUDE_CONTEXT_ONLY). */
@@ -318,14 +320,14 @@ export function writeCase(base, spec) {
 
 /**
  * Registers a differential's two tests, each case a subtest run `runCase(name,
- * spec)` at a time CONCURRENCY: the named edge cases, then CASES random trees
+ * spec)` at a time CONCURRENCY: the named edge cases, then `cases` (CASES) random trees
  * from `genCase(rng)` on this run's seed. Before them the binary under test
  * and the agent (`agentPath`) must exist and `start()` starts the mock (it
  * is closed after, and `scratch` removed unless KEEP_E2E_TMP is set);
  * `summary()` is printed after the random cases. `id` is the name the seed
  * is printed under.
  */
-export function registerContextTests({ id, agent, agentPath, bin, scratch, start, edgeTitle, edgeCases, genCase, runCase, caseMs, summary }) {
+export function registerContextTests({ id, agent, agentPath, bin, scratch, start, edgeTitle, edgeCases, genCase, runCase, caseMs, summary, cases: count = CASES }) {
 	let mock;
 	before(async () => {
 		assert.ok(bin && fs.existsSync(bin), `PROMPTINCLUDE_BIN=${bin} is not a file`);
@@ -340,10 +342,10 @@ export function registerContextTests({ id, agent, agentPath, bin, scratch, start
 		t.diagnostic(`${id} seed: ${SEED}`);
 		await Promise.all(edgeCases.filter((c) => selected(c.name)).map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
 	});
-	test(`random monorepos (seed ${SEED}, ${CASES} cases): promptinclude context equals ${agent} byte for byte`, { concurrency: CONCURRENCY, timeout: CASES * caseMs + 60_000 }, async (t) => {
+	test(`random monorepos (seed ${SEED}, ${count} cases): promptinclude context equals ${agent} byte for byte`, { concurrency: CONCURRENCY, timeout: count * caseMs + 60_000 }, async (t) => {
 		t.diagnostic(`${id} seed: ${SEED}`);
 		const cases = [];
-		for (let i = 0; i < CASES; i++) if (selected(`r${i}`)) cases.push({ name: `r${i}`, spec: genCase(new Rng(SEED, i)) });
+		for (let i = 0; i < count; i++) if (selected(`r${i}`)) cases.push({ name: `r${i}`, spec: genCase(new Rng(SEED, i)) });
 		await Promise.all(cases.map((c) => t.test(c.name, () => runCase(c.name, c.spec))));
 		t.diagnostic(`${id} seed ${SEED}: ${summary()}`);
 	});

@@ -18,17 +18,19 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MODULES, run } from "./helpers.mjs";
 import { startMock as startAnthropic, textsOf as anthropicTexts } from "./mock-anthropic.mjs";
+import { contentText, startMock as startChat } from "./mock-chat.mjs";
 import { mainRequest, startMock as startGemini } from "./mock-gemini.mjs";
 import { startMock as startResponses, textsOf as responsesTexts } from "./mock-responses.mjs";
 import { stringsIn } from "./mock-server.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The agents this module starts, by the names `audit --agents` gives them. */
-export const AGENTS = ["claude-code", "codex", "gemini", "pi"];
+export const AGENTS = ["claude-code", "codex", "gemini", "opencode", "pi"];
 const BINARIES = {
 	"claude-code": path.join(MODULES, ".bin/claude"),
 	codex: path.join(MODULES, ".bin/codex"),
 	gemini: path.join(MODULES, ".bin/gemini"),
+	opencode: path.join(MODULES, ".bin/opencode"),
 	// pi is installed by tests/pi/run.sh (which test-all runs first).
 	pi: path.join(HERE, "../pi/node_modules/.bin/pi"),
 };
@@ -42,6 +44,25 @@ export const GEMINI_SETTINGS = {
 	telemetry: { enabled: false },
 };
 
+/** opencode's configuration for a session against the chat mock at `baseURL`. */
+export const opencodeConfig = (baseURL) => ({
+	$schema: "https://opencode.ai/config.json",
+	autoupdate: false,
+	share: "disabled",
+	provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "Mock", options: { baseURL, apiKey: "mock-key" }, models: { "mock-model": { name: "Mock" } } } },
+	model: "mock/mock-model",
+});
+
+/** What keeps opencode off the network: no model list, update, share, LSP download or default plugin, and npm's registry a closed port. */
+export const OPENCODE_OFFLINE = {
+	OPENCODE_DISABLE_MODELS_FETCH: "1",
+	OPENCODE_DISABLE_AUTOUPDATE: "1",
+	OPENCODE_DISABLE_SHARE: "1",
+	OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+	OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+	npm_config_registry: "http://127.0.0.1:9/",
+};
+
 /** The agents of `AGENTS` not installed here. */
 export const missingAgents = () => AGENTS.filter((a) => !fs.existsSync(BINARIES[a]));
 
@@ -52,6 +73,7 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 		"claude-code": await startAnthropic({ maxRequests }),
 		codex: await startResponses({ maxRequests }),
 		gemini: await startGemini({ maxRequests }),
+		opencode: await startChat({ maxRequests }),
 		pi: await startMockServer({ maxRequests }),
 	};
 
@@ -73,6 +95,8 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 		fs.writeFileSync(path.join(home, ".codex/config.toml"), codex.join("\n"));
 		fs.mkdirSync(path.join(home, ".gemini"), { recursive: true });
 		fs.writeFileSync(path.join(home, ".gemini/settings.json"), JSON.stringify(GEMINI_SETTINGS, null, 2));
+		fs.mkdirSync(path.join(home, ".config/opencode"), { recursive: true });
+		fs.writeFileSync(path.join(home, ".config/opencode/opencode.json"), JSON.stringify(opencodeConfig(`${mocks.opencode.url}/v1`), null, 2));
 	}
 
 	/** Takes the request that carried `prompt` (and its bodies) out of the mock's list. */
@@ -114,6 +138,19 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 			const ours = (r) => JSON.stringify(r.body ?? "").includes(prompt);
 			while (take(mocks.gemini.requests, ours));
 			return { ...s, sent };
+		},
+		opencode: async ({ cwd, env, prompt }) => {
+			const s = await run(BINARIES.opencode, ["run", prompt], { cwd, env: { TERM: "dumb", NO_COLOR: "1", ...OPENCODE_OFFLINE, ...env } });
+			// Its main request: the system message with the environment block
+			// (a title request carries the prompt too).
+			const main = (r) => {
+				const messages = r.body?.messages ?? [];
+				return contentText(messages[0]?.content).includes("</env>\n") && messages.some((m) => contentText(m.content).includes(prompt));
+			};
+			const first = take(mocks.opencode.requests, main);
+			const ours = (r) => JSON.stringify(r.body ?? "").includes(prompt);
+			while (take(mocks.opencode.requests, ours));
+			return { ...s, sent: first && stringsIn(first.body.messages) };
 		},
 		pi: async ({ cwd, env, prompt }) => {
 			const argv = ["--no-session", "--no-skills", "--no-prompt-templates", "--no-themes", "-e", PI_PROVIDER, "--provider", "mock", "--model", "mock-model", "-p", prompt];

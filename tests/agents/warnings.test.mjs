@@ -1,6 +1,7 @@
 // The warnings differential: every claim `promptinclude audit --agents`
 // makes is checked against the real agents (Claude Code, Codex, Gemini CLI,
-// pi: sessions.mjs), started offline in the directories the warning names.
+// opencode, pi: sessions.mjs), started offline in the directories the
+// warning names.
 //
 // Each case is a random monorepo (a git repository, its external imports
 // sometimes approved for Claude Code in ~/.claude.json) in which every file
@@ -249,6 +250,7 @@ const CHAIN_NAMES = {
 	"claude-code": ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"],
 	codex: ["AGENTS.override.md", "AGENTS.md"],
 	gemini: ["GEMINI.md"],
+	opencode: ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"],
 	pi: ["AGENTS.md", "CLAUDE.md"],
 };
 /** The agents that follow `@imports`, and in which of their files. */
