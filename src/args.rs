@@ -9,12 +9,18 @@ use clap::{Args, Parser, Subcommand};
 use promptinclude::config::Number;
 use promptinclude::shard::Shard;
 
-/// Exact, parallel indexer for Agent Zero "Prompt Include" rule files.
+/// What every coding agent loads as context files, exactly, across whole
+/// monorepos.
 ///
-/// Finds `*.promptinclude.md` files under each ROOT, filters them with the
+/// `context` and `audit --agents` tell byte for byte what Claude Code,
+/// Codex, Gemini CLI, opencode, pi and Agent Zero send from their context
+/// files (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, ...) wherever they start,
+/// each model proven against the real agent. For Agent Zero's Prompt
+/// Include plugin it is the exact, parallel scanner: it finds
+/// `*.promptinclude.md` files under each ROOT, filters them with the
 /// configured gitignore patterns, counts cl100k_base tokens, fits them into
 /// the per-file and total budgets in alphabetical order of full path, and
-/// prints the result — byte for byte what the Agent Zero plugin computes.
+/// prints the result — byte for byte what the plugin computes.
 #[derive(Debug, Parser)]
 #[command(
     name = "promptinclude",
@@ -737,7 +743,8 @@ fn parse_agent_choice(text: &str) -> Result<AgentChoice, String> {
 #[derive(Debug, Args)]
 pub struct AgentsArgs {
     /// What other agents load across the tree too: `all`, or a
-    /// comma-separated list of agent-zero, claude-code, codex, gemini, pi.
+    /// comma-separated list of agent-zero, claude-code, codex, gemini,
+    /// opencode, pi.
     /// For each agent, every distinct load chain (the directories where it
     /// loads the same files) with its cost against the agent's limit; then
     /// warnings: truncated, shadowed, dead_scope, bad_front_matter,
