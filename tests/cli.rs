@@ -352,7 +352,14 @@ fn the_readme_has_a_context_example_per_agent() {
     agents.sort();
     assert_eq!(
         agents,
-        ["agent-zero", "claude-code", "codex", "gemini", "pi"],
+        [
+            "agent-zero",
+            "claude-code",
+            "codex",
+            "gemini",
+            "opencode",
+            "pi"
+        ],
         "one README example per agent"
     );
 }
