@@ -406,6 +406,10 @@ fn version_names_the_pinned_agents_and_the_reference() {
             pin("tests/agents/package.json", "@google/gemini-cli")
         ),
         format!(
+            "opencode, the open source coding agent {}",
+            pin("tests/agents/package.json", "opencode-ai")
+        ),
+        format!(
             "pi coding agent {}",
             pin("tests/pi/package.json", "@mariozechner/pi-coding-agent")
         ),
