@@ -36,7 +36,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "./context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, caseDir, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runContext, SEED, utf8, whereCase, withInvalidUtf8, writeCase } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, requestWith, run } from "./helpers.mjs";
 import { startMock, textsOf } from "./mock-anthropic.mjs";
 
@@ -442,15 +442,12 @@ function materialize(base, spec) {
 const stats = { cases: 0, none: 0, sent: 0, imports: 0, agents: 0, mismatches: [] };
 
 async function runCase(name, spec) {
-	const base = fs.mkdtempSync(path.join(scratch, `${name.replace(/[^\w.-]/g, "_")}-`));
+	const base = caseDir(scratch, name);
 	const { cwd, home, env } = materialize(base, spec);
 	const prompt = `CTX-PROMPT-${SEED}-${name}-END`;
 
 	// promptinclude first (from elsewhere: only --cwd says where), then Claude Code on the same tree.
-	const pi = await runBytes(BIN, ["context", "--agent", "claude-code", "--cwd", cwd, "--home", home, "--raw"], {
-		cwd: scratch,
-		env: { PATH: process.env.PATH, ...env },
-	});
+	const pi = await runContext({ bin: BIN, agent: "claude-code", cwd, home, env, scratch }, "--raw");
 	const session = await run(CLAUDE, ["-p", prompt], {
 		cwd,
 		env: {
@@ -461,7 +458,7 @@ async function runCase(name, spec) {
 			...env,
 		},
 	});
-	const where = `seed ${SEED}, case ${name} (repeat: PROMPTINCLUDE_CONTEXT_SEED=${SEED} PROMPTINCLUDE_CONTEXT_ONLY=${name}; tree at ${base}, kept with KEEP_E2E_TMP=1)`;
+	const where = whereCase(name, base);
 	assert.equal(session.status, 0, `claude -p failed, ${where}\nspec ${formatSpec(spec)}\n${session.stderr.slice(-3000)}`);
 	const req = requestWith(
 		mock.requests.filter((r) => r.path === "/v1/messages"),

@@ -36,7 +36,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, expand, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, writeTree } from "./context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, caseDir, CASES, cwdMaybeThroughLink, expand, formatSpec, genPath, join, newCase, registerContextTests, runContext, SEED, utf8, whereCase, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, requestWith, run } from "./helpers.mjs";
 import { startMock, textsOf } from "./mock-responses.mjs";
 
@@ -450,20 +450,17 @@ function materialize(base, spec, mockUrl) {
 const stats = { cases: 0, none: 0, globalOnly: 0, project: 0, withGlobal: 0, replacement: 0, mismatches: [] };
 
 async function runCase(name, spec) {
-	const base = fs.mkdtempSync(path.join(scratch, `${name.replace(/[^\w.-]/g, "_")}-`));
+	const base = caseDir(scratch, name);
 	const { cwd, home, env } = materialize(base, spec, mock.url);
 	const prompt = `CTX-PROMPT-${SEED}-${name}-END`;
 
 	// promptinclude first (from elsewhere: only --cwd says where), then Codex on the same tree.
-	const pi = await runBytes(BIN, ["context", "--agent", "codex", "--cwd", cwd, "--home", home, "--raw"], {
-		cwd: scratch,
-		env: { PATH: process.env.PATH, ...env },
-	});
+	const pi = await runContext({ bin: BIN, agent: "codex", cwd, home, env, scratch }, "--raw");
 	const session = await run(CODEX, ["exec", "--skip-git-repo-check", prompt], {
 		cwd,
 		env: { PATH: process.env.PATH, MOCK_API_KEY: "mock-key", ...env },
 	});
-	const where = `seed ${SEED}, case ${name} (repeat: PROMPTINCLUDE_CONTEXT_SEED=${SEED} PROMPTINCLUDE_CONTEXT_ONLY=${name}; tree at ${base}, kept with KEEP_E2E_TMP=1)`;
+	const where = whereCase(name, base);
 	const specText = formatSpec(spec);
 	assert.equal(session.status, 0, `codex exec failed, ${where}\nspec ${specText}\n${session.stderr.slice(-3000)}`);
 	const req = requestWith(

@@ -33,7 +33,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeTree } from "./context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, caseDir, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runContext, SEED, utf8, whereCase, withInvalidUtf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, occurrences, run } from "./helpers.mjs";
 import { mainRequest, startMock } from "./mock-gemini.mjs";
 import { GEMINI_SETTINGS } from "./sessions.mjs";
@@ -261,20 +261,16 @@ const textOf = (content) => (content?.parts ?? []).map((p) => p.text ?? "").join
 const stats = { cases: 0, none: 0, system: 0, user: 0, mismatches: [] };
 
 async function runCase(name, spec) {
-	const base = fs.mkdtempSync(path.join(scratch, `${name.replace(/[^\w.-]/g, "_")}-`));
+	const base = caseDir(scratch, name);
 	const { cwd, home, env } = materialize(base, spec);
 	const prompt = `CTX-PROMPT-${SEED}-${name}-END`;
-	const context = (format) =>
-		runBytes(BIN, ["context", "--agent", "gemini", "--cwd", cwd, "--home", home, format], {
-			cwd: scratch,
-			env: { PATH: process.env.PATH, ...env },
-		});
+	const context = (format) => runContext({ bin: BIN, agent: "gemini", cwd, home, env, scratch }, format);
 	const [pi, json] = [await context("--raw"), await context("--json")];
 	const session = await run(GEMINI, ["-p", prompt], {
 		cwd,
 		env: { PATH: process.env.PATH, TERM: "dumb", NO_COLOR: "1", GEMINI_API_KEY: "mock-key", GOOGLE_GEMINI_BASE_URL: mock.url, GEMINI_CLI_NO_RELAUNCH: "true", NO_BROWSER: "true", ...env },
 	});
-	const where = `seed ${SEED}, case ${name} (repeat: PROMPTINCLUDE_CONTEXT_SEED=${SEED} PROMPTINCLUDE_CONTEXT_ONLY=${name}; tree at ${base}, kept with KEEP_E2E_TMP=1)`;
+	const where = whereCase(name, base);
 	assert.equal(session.status, 0, `gemini -p failed, ${where}\nspec ${formatSpec(spec)}\n${session.stderr.slice(-3000)}`);
 	const main = mainRequest(mock.requests, prompt);
 	assert.ok(main, `no main model request carries the prompt, ${where}`);

@@ -308,6 +308,24 @@ export function newCase() {
 	return { files, put: (p, v) => (files[p] = v), label: () => `<${++labels}>`, serial: () => ++serials };
 }
 
+/** A new directory for case `name` under `scratch` (its name made safe for a path). */
+export function caseDir(scratch, name) {
+	return fs.mkdtempSync(path.join(scratch, `${name.replace(/[^\w.-]/g, "_")}-`));
+}
+
+/** Where case `name` (its tree at `base`) failed, and how to repeat it. */
+export function whereCase(name, base) {
+	return `seed ${SEED}, case ${name} (repeat: PROMPTINCLUDE_CONTEXT_SEED=${SEED} PROMPTINCLUDE_CONTEXT_ONLY=${name}; tree at ${base}, kept with KEEP_E2E_TMP=1)`;
+}
+
+/**
+ * `promptinclude context --agent AGENT --cwd CWD --home HOME FORMAT` run from
+ * `scratch` (only --cwd says where) with the case's `env` (PATH added).
+ */
+export function runContext({ bin, agent, cwd, home, env, scratch }, format) {
+	return runBytes(bin, ["context", "--agent", agent, "--cwd", cwd, "--home", home, format], { cwd: scratch, env: { PATH: process.env.PATH, ...env } });
+}
+
 /** Writes the case under `base` and makes its `home` and cwd; returns their paths. */
 export function writeCase(base, spec) {
 	writeTree(base, spec);

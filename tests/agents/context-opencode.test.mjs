@@ -33,7 +33,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { assertAuditChain, assertSameBytes, asValue, casesOr, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeTree } from "./context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, caseDir, casesOr, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runContext, SEED, utf8, whereCase, withInvalidUtf8, writeTree } from "./context-harness.mjs";
 import { BIN, MODULES, run } from "./helpers.mjs";
 import { contentText, startMock } from "./mock-chat.mjs";
 import { OPENCODE_OFFLINE, opencodeConfig } from "./sessions.mjs";
@@ -209,17 +209,13 @@ const SKILLS = "\nSkills provide specialized instructions and workflows for spec
 const stats = { cases: 0, none: 0, global: 0, project: 0, mismatches: [] };
 
 async function runCase(name, spec) {
-	const base = fs.mkdtempSync(path.join(scratch, `${name.replace(/[^\w.-]/g, "_")}-`));
+	const base = caseDir(scratch, name);
 	const { cwd, home, env } = materialize(base, spec);
 	const prompt = `CTX-PROMPT-${SEED}-${name}-END`;
-	const context = (format) =>
-		runBytes(BIN, ["context", "--agent", "opencode", "--cwd", cwd, "--home", home, format], {
-			cwd: scratch,
-			env: { PATH: process.env.PATH, ...env },
-		});
+	const context = (format) => runContext({ bin: BIN, agent: "opencode", cwd, home, env, scratch }, format);
 	const [pi, json] = [await context("--raw"), await context("--json")];
 	const session = await run(OPENCODE, ["run", prompt], { cwd, env: { PATH: process.env.PATH, TERM: "dumb", NO_COLOR: "1", ...OPENCODE_OFFLINE, ...env } });
-	const where = `seed ${SEED}, case ${name} (repeat: PROMPTINCLUDE_CONTEXT_SEED=${SEED} PROMPTINCLUDE_CONTEXT_ONLY=${name}; tree at ${base}, kept with KEEP_E2E_TMP=1)`;
+	const where = whereCase(name, base);
 	assert.equal(session.status, 0, `opencode run failed, ${where}\nspec ${formatSpec(spec)}\n${session.stderr.slice(-3000)}`);
 	// The main request: the one whose system message describes the
 	// environment and whose messages carry the prompt (the title request

@@ -31,7 +31,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { assertAuditChain, assertSameBytes, asValue, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runBytes, SEED, utf8, withInvalidUtf8, writeCase } from "../agents/context-harness.mjs";
+import { assertAuditChain, assertSameBytes, asValue, caseDir, CASES, cwdMaybeThroughLink, formatSpec, genPath, join, newCase, registerContextTests, runContext, SEED, utf8, whereCase, withInvalidUtf8, writeCase } from "../agents/context-harness.mjs";
 import { startMockServer, systemPromptOf } from "./mock-openai.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -194,15 +194,12 @@ function runPi(cwd, env, prompt) {
 const stats = { cases: 0, none: 0, sent: 0, mismatches: [] };
 
 async function runCase(name, spec) {
-	const base = fs.mkdtempSync(path.join(scratch, `${name.replace(/[^\w.-]/g, "_")}-`));
+	const base = caseDir(scratch, name);
 	const { cwd, home, env } = materialize(base, spec);
 	const prompt = `CTX-PROMPT-${SEED}-${name}-END`;
-	const pi = await runBytes(BIN, ["context", "--agent", "pi", "--cwd", cwd, "--home", home, "--raw"], {
-		cwd: scratch,
-		env: { PATH: process.env.PATH, ...env },
-	});
+	const pi = await runContext({ bin: BIN, agent: "pi", cwd, home, env, scratch }, "--raw");
 	const session = await runPi(cwd, { PATH: process.env.PATH, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", PROMPTINCLUDE_MOCK_BASE_URL: mock.baseUrl, ...env }, prompt);
-	const where = `seed ${SEED}, case ${name} (repeat: PROMPTINCLUDE_CONTEXT_SEED=${SEED} PROMPTINCLUDE_CONTEXT_ONLY=${name}; tree at ${base}, kept with KEEP_E2E_TMP=1)`;
+	const where = whereCase(name, base);
 	assert.equal(session.status, 0, `pi -p failed, ${where}\nspec ${formatSpec(spec)}\n${session.stderr.slice(-3000)}`);
 	const index = mock.requests.findIndex((body) => JSON.stringify(body.messages ?? []).includes(prompt));
 	assert.ok(index >= 0, `no request carries the prompt, ${where}`);
