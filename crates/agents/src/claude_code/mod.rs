@@ -655,11 +655,37 @@ impl ParentFacts {
         let (approved, in_repository) = approval(disk, &approvals, parent);
         let in_parent = Below::new(parent);
         let mut imports = Vec::new();
-        for f in context.files.iter().filter(|f| f.parent.is_some()) {
-            let real = disk.canonicalize(&f.path).ok();
-            for path in std::iter::once(f.path.clone()).chain(real) {
+        let mut note = |path: PathBuf| {
+            let real = disk.canonicalize(&path).ok();
+            for path in std::iter::once(path).chain(real) {
                 let inside = in_parent.holds(&path);
                 imports.push((path, inside));
+            }
+        };
+        for f in context.files.iter().filter(|f| f.parent.is_some()) {
+            note(f.path.clone());
+        }
+        // What every file sent imports, listed or not: an import whose text
+        // was sent already (an `AGENTS.md` import repeating a rule's text)
+        // is not in the parent's files, yet a start below may find it
+        // outside its directory and list it so.
+        for f in context
+            .files
+            .iter()
+            .filter(|f| f.outcome == Outcome::Loaded)
+        {
+            let Ok(bytes) = disk.read(&f.path) else {
+                continue;
+            };
+            let real = disk
+                .canonicalize(&f.path)
+                .unwrap_or_else(|_| f.path.clone());
+            let base = real.parent().unwrap_or(Path::new("/"));
+            for import in &parse(disk, &f.path, &bytes).parsed.imports {
+                note(match import.strip_prefix("~/") {
+                    Some(rest) => normalize(&start.home.join(rest)),
+                    None => normalize(&base.join(import)),
+                });
             }
         }
         ParentFacts {
