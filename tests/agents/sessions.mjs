@@ -14,6 +14,7 @@
 // request that followed the tool's result.
 
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MODULES, run } from "./helpers.mjs";
@@ -140,7 +141,11 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 			return { ...s, sent };
 		},
 		opencode: async ({ cwd, env, prompt }) => {
-			const s = await run(BINARIES.opencode, ["run", prompt], { cwd, env: { TERM: "dumb", NO_COLOR: "1", ...OPENCODE_OFFLINE, ...env } });
+			// Its sessions go into a database in its data directory, which two
+			// sessions in one home at once find locked: each its own.
+			const data = fs.mkdtempSync(path.join(os.tmpdir(), "promptinclude-opencode-data-"));
+			const s = await run(BINARIES.opencode, ["run", prompt], { cwd, env: { TERM: "dumb", NO_COLOR: "1", ...OPENCODE_OFFLINE, ...env, XDG_DATA_HOME: data, XDG_STATE_HOME: data } });
+			fs.rmSync(data, { recursive: true, force: true });
 			// Its main request: the system message with the environment block
 			// (a title request carries the prompt too).
 			const main = (r) => {
