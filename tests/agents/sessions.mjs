@@ -122,8 +122,9 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 			while (take(mocks["claude-code"].requests, ours));
 			return { ...s, sent: first && anthropicTexts(first.body), afterRead: next && anthropicTexts(next.body) };
 		},
-		codex: async ({ cwd, env, prompt }) => {
-			const s = await run(BINARIES.codex, ["exec", "--skip-git-repo-check", prompt], { cwd, env: { ...env, MOCK_API_KEY: "mock-key" } });
+		codex: async ({ cwd, env, prompt, codexMaxBytes }) => {
+			const limit = codexMaxBytes === undefined ? [] : ["-c", `project_doc_max_bytes=${codexMaxBytes}`];
+			const s = await run(BINARIES.codex, ["exec", "--skip-git-repo-check", ...limit, prompt], { cwd, env: { ...env, MOCK_API_KEY: "mock-key" } });
 			const ours = (r) => r.path.endsWith("/responses") && responsesTexts(r.body).some((t) => t.includes(prompt));
 			const first = take(mocks.codex.requests, ours);
 			while (take(mocks.codex.requests, ours));
@@ -171,10 +172,11 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 	 * Starts `agent` in `cwd` with HOME `home` and `env` (PATH added) and the
 	 * prompt `prompt` (unique to the session); resolves to { status, stdout,
 	 * stderr, sent, afterRead }: `sent` is null when no request carried the
-	 * prompt (the agent did not get that far).
+	 * prompt (the agent did not get that far). `codexMaxBytes` overrides the
+	 * home's `project_doc_max_bytes` for this Codex session.
 	 */
-	function session(agent, { cwd, home, env = {}, prompt, read }) {
-		return starts[agent]({ cwd, prompt, read, env: { PATH: process.env.PATH, HOME: home, ...env } });
+	function session(agent, { cwd, home, env = {}, prompt, read, codexMaxBytes }) {
+		return starts[agent]({ cwd, prompt, read, codexMaxBytes, env: { PATH: process.env.PATH, HOME: home, ...env } });
 	}
 
 	return { prepareHome, session, close: () => Promise.all(Object.values(mocks).map((m) => m.close())) };

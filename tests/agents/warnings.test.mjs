@@ -14,7 +14,8 @@
 //   truncated          Codex sends the file up to the byte named, not one byte more
 //                      (or none of it: "not read at all")
 //   shadowed           the agent does not send the file's text, and does send the
-//                      file it "reads instead"
+//                      file it "reads instead" (a file Codex reads "not at all" for
+//                      its byte limit: sent by a second session without the limit)
 //   not_shared         the agent does not send the text; every agent named as
 //                      loading it does; the file the agent "reads instead" is sent
 //   unresolved_import  the importer's text is sent, the import's is not
@@ -290,23 +291,40 @@ async function runCase(index) {
 
 	const sessions = new Map();
 	let serial = 0;
-	const session = (agent, dir, read) => {
-		const key = `${agent}\0${dir}\0${read ?? ""}`;
+	const session = (agent, dir, read, codexMaxBytes) => {
+		const key = `${agent}\0${dir}\0${read ?? ""}\0${codexMaxBytes ?? ""}`;
 		if (!sessions.has(key)) {
 			const prompt = `WARN-PROMPT-${SEED}-${name}-${++serial}-END`;
 			sessions.set(
 				key,
 				pool(async () => {
-					const s = await agents.session(agent, { cwd: dir, home, env, prompt, read });
+					const s = await agents.session(agent, { cwd: dir, home, env, prompt, read, codexMaxBytes });
 					stats.sessions++;
 					if (s.sent === null && !(agent === "gemini" && !spec.trusted)) assert.fail(`${agent} in ${dir} sent no request (exit ${s.status}), ${where}\n${s.stderr.slice(-2000)}`);
-					return { agent, dir, read, ...s };
+					return { agent, dir, read, codexMaxBytes, ...s };
 				}),
 			);
 		}
 		return sessions.get(key);
 	};
 	const count = (texts, needle) => (texts ?? []).reduce((k, t) => k + occurrences(t, needle), 0);
+	/**
+	 * Whether `agent` started in `d` reads the file shown as `shown` in place
+	 * of `m`. A file Codex reads "not at all" because the files before it use
+	 * up the limit (its truncated warning says so) cannot show that it is
+	 * read: a second session without the limit does.
+	 */
+	const readsInstead = async (agent, d, shown, m) => {
+		const other = spec.meta[named(shown)];
+		if (!other) return `no file ${shown} that ${agent} reads instead`;
+		const s = await session(agent, d);
+		if (count(s.sent, other.begin) > 0) return null;
+		const unread = warnings.some((x) => x.kind === "truncated" && x.agent === agent && rel(x.path) === named(shown) && x.dirs.includes(d) && /^not read at all/.test(x.message));
+		if (agent !== "codex" || !unread) return `${agent} does not send ${shown}, which it "reads instead"`;
+		const free = await session(agent, d, undefined, 1 << 20);
+		if (count(free.sent, m.begin) > 0) return `without the byte limit Codex sends its text`;
+		return count(free.sent, other.begin) > 0 ? null : `${agent} does not send ${shown}, which it "reads instead", even without the byte limit`;
+	};
 
 	/** Each kind's check of one warning `w` in directory `d`: null (holds), a string (false), or { skip }. */
 	const checks = {
@@ -327,11 +345,9 @@ async function runCase(index) {
 			if (m.copied || m.copyOf) return { skip: "its text is in two files" };
 			const s = await session(w.agent, d);
 			if (count(s.sent, m.begin) > 0) return `${w.agent} sends its text`;
-			// The file "read instead" is sent.
-			const by = /is read instead$/.test(w.message) && /^never read: (.+) is read instead$/.exec(w.message);
-			const winner = by && spec.meta[named(by[1])];
-			if (!winner) return `no file ${by?.[1]} that ${w.agent} reads instead`;
-			return count(s.sent, winner.begin) > 0 ? null : `${w.agent} does not send ${by[1]}, which it "reads instead"`;
+			const by = /^never read: (.+) is read instead$/.exec(w.message);
+			if (!by) return `the message does not name the file read instead: ${w.message}`;
+			return readsInstead(w.agent, d, by[1], m);
 		},
 		async not_shared(w, d, m) {
 			const parsed = /^(.+?) loads? it; (\S+) does not when started in the same directory \((.*)\)$/s.exec(w.message);
@@ -347,9 +363,8 @@ async function runCase(index) {
 			}
 			const instead = /reads (.+?) instead/.exec(why);
 			if (instead) {
-				const other = spec.meta[named(instead[1])];
-				if (!other) return `no file ${instead[1]} ${agent} could read instead`;
-				if (count(s.sent, other.begin) === 0) return `${agent} does not send ${instead[1]}, which it "reads instead"`;
+				const wrong = await readsInstead(agent, d, instead[1], m);
+				if (wrong) return wrong;
 			}
 			if (/not trusted/.test(why) && s.sent !== null) return `${agent} sent a request in a folder the audit calls untrusted`;
 			return null;
@@ -436,7 +451,7 @@ async function runCase(index) {
 
 	// The other way round: what each session left out or cut is named by a warning.
 	for (const s of await Promise.all(sessions.values())) {
-		if (s.read || s.sent === null) continue;
+		if (s.read || s.codexMaxBytes !== undefined || s.sent === null) continue;
 		stats.reverse++;
 		const chain = [];
 		for (let d = rel(s.dir); ; d = path.posix.dirname(d)) {
