@@ -223,9 +223,11 @@ impl RevTree {
 
     /// Writes the revision into the empty directory `dir` as a checkout
     /// would lay it out: files with their blobs' bytes (no filters), links
-    /// with their stored targets, a submodule as an empty directory, and an
-    /// empty `.git` directory at the top, where the agents look for the
-    /// repository's root. For the looks only a real tree can answer (the
+    /// with their stored targets, a submodule as an empty directory, and a
+    /// `.git` directory at the top, where the agents look for the
+    /// repository's root: the least git counts as a repository (a `HEAD`
+    /// naming a branch, `objects`, `refs`), which Copilot CLI and opencode
+    /// ask of it. For the looks only a real tree can answer (the
     /// agents' models, `diff --agents`). The checkout stands for the tree
     /// at its own `place` (its path, each spelling of it): a link whose
     /// absolute target lies in `place` is written to the same path in
@@ -241,6 +243,12 @@ impl RevTree {
         };
         let top = dir.join(".git");
         std::fs::create_dir(&top).map_err(|e| failed(&top, e))?;
+        for name in ["objects", "refs"] {
+            let path = top.join(name);
+            std::fs::create_dir(&path).map_err(|e| failed(&path, e))?;
+        }
+        let head = top.join("HEAD");
+        std::fs::write(&head, "ref: refs/heads/main\n").map_err(|e| failed(&head, e))?;
         let mut pending = vec![(self.tree, dir.to_path_buf())];
         while let Some((tree, at)) = pending.pop() {
             for entry in decode_tree(&repo, tree)? {
