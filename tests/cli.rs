@@ -356,6 +356,7 @@ fn the_readme_has_a_context_example_per_agent() {
             "agent-zero",
             "claude-code",
             "codex",
+            "copilot-cli",
             "gemini",
             "opencode",
             "pi"
@@ -404,6 +405,10 @@ fn version_names_the_pinned_agents_and_the_reference() {
         format!(
             "Gemini CLI {}",
             pin("tests/agents/package.json", "@google/gemini-cli")
+        ),
+        format!(
+            "GitHub Copilot CLI {}",
+            pin("tests/agents/package.json", "@github/copilot")
         ),
         format!(
             "opencode, the open source coding agent {}",

@@ -536,7 +536,8 @@ def context(agent: str, cwd: StrPath = ".", home: Optional[StrPath] = None) -> D
     byte for byte, with its ``place``: ``user_message``, ``system_prompt``
     or ``system_instruction``) and ``raw`` (the parts joined by a blank
     line, or ``None``). Modelled agents: ``"codex"`` (Codex CLI 0.171.0),
-    ``"claude-code"`` (Claude Code 2.1.332), ``"gemini"`` (Gemini CLI
+    ``"claude-code"`` (Claude Code 2.1.332), ``"copilot-cli"`` (Copilot CLI
+    1.0.102), ``"gemini"`` (Gemini CLI
     0.61.0), ``"opencode"`` (opencode 1.18.33), ``"pi"`` (pi 0.73.1) and
     ``"agent-zero"`` (exactly what ``render`` gives). ``home`` defaults to
     ``$HOME``; the agents' own variables (``CODEX_HOME``,

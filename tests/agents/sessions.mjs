@@ -26,10 +26,11 @@ import { stringsIn } from "./mock-server.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The agents this module starts, by the names `audit --agents` gives them. */
-export const AGENTS = ["claude-code", "codex", "gemini", "opencode", "pi"];
+export const AGENTS = ["claude-code", "codex", "copilot-cli", "gemini", "opencode", "pi"];
 const BINARIES = {
 	"claude-code": path.join(MODULES, ".bin/claude"),
 	codex: path.join(MODULES, ".bin/codex"),
+	"copilot-cli": path.join(MODULES, ".bin/copilot"),
 	gemini: path.join(MODULES, ".bin/gemini"),
 	opencode: path.join(MODULES, ".bin/opencode"),
 	// pi is installed by tests/pi/run.sh (which test-all runs first).
@@ -64,6 +65,23 @@ export const OPENCODE_OFFLINE = {
 	npm_config_registry: "http://127.0.0.1:9/",
 };
 
+/** Where Copilot CLI unpacks its runtime (about 235 MB) on its first run: once for every session, kept between runs. */
+export const COPILOT_CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "promptinclude-agents", "copilot-xdg-cache");
+
+/** Copilot CLI's flags for one prompt, run unattended. */
+export const COPILOT_FLAGS = ["--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"];
+
+/** Copilot CLI's environment for a session against the chat mock at `baseURL`: offline, BYOK. */
+export const copilotEnv = (baseURL) => ({
+	XDG_CACHE_HOME: COPILOT_CACHE,
+	COPILOT_OFFLINE: "true",
+	COPILOT_PROVIDER_BASE_URL: baseURL,
+	COPILOT_PROVIDER_TYPE: "openai",
+	COPILOT_PROVIDER_API_KEY: "mock-key",
+	COPILOT_MODEL: "mock-model",
+	COPILOT_AUTO_UPDATE: "false",
+});
+
 /** The agents of `AGENTS` not installed here. */
 export const missingAgents = () => AGENTS.filter((a) => !fs.existsSync(BINARIES[a]));
 
@@ -73,6 +91,7 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 	const mocks = {
 		"claude-code": await startAnthropic({ maxRequests }),
 		codex: await startResponses({ maxRequests }),
+		"copilot-cli": await startChat({ maxRequests }),
 		gemini: await startGemini({ maxRequests }),
 		opencode: await startChat({ maxRequests }),
 		pi: await startMockServer({ maxRequests }),
@@ -129,6 +148,13 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 			const first = take(mocks.codex.requests, ours);
 			while (take(mocks.codex.requests, ours));
 			return { ...s, sent: first && responsesTexts(first.body) };
+		},
+		"copilot-cli": async ({ cwd, env, prompt }) => {
+			const s = await run(BINARIES["copilot-cli"], ["-p", prompt, ...COPILOT_FLAGS], { cwd, env: { TERM: "dumb", NO_COLOR: "1", ...copilotEnv(`${mocks["copilot-cli"].url}/v1`), ...env } });
+			const ours = (r) => (r.body?.messages ?? []).some((m) => m.role !== "system" && contentText(m.content).includes(prompt));
+			const first = take(mocks["copilot-cli"].requests, ours);
+			while (take(mocks["copilot-cli"].requests, ours));
+			return { ...s, sent: first && stringsIn(first.body.messages) };
 		},
 		gemini: async ({ cwd, env, prompt }) => {
 			const s = await run(BINARIES.gemini, ["-p", prompt], {

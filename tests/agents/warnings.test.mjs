@@ -1,7 +1,7 @@
 // The warnings differential: every claim `promptinclude audit --agents`
-// makes is checked against the real agents (Claude Code, Codex, Gemini CLI,
-// opencode, pi: sessions.mjs), started offline in the directories the
-// warning names.
+// makes is checked against the real agents (Claude Code, Codex, Copilot
+// CLI, Gemini CLI, opencode, pi: sessions.mjs), started offline in the
+// directories the warning names.
 //
 // Each case is a random monorepo (a git repository, its external imports
 // sometimes approved for Claude Code in ~/.claude.json) in which every file
@@ -250,12 +250,13 @@ const pool = limiter(CONCURRENCY);
 const CHAIN_NAMES = {
 	"claude-code": ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"],
 	codex: ["AGENTS.override.md", "AGENTS.md"],
+	"copilot-cli": ["AGENTS.md", "CLAUDE.md", "GEMINI.md"],
 	gemini: ["GEMINI.md"],
 	opencode: ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"],
 	pi: ["AGENTS.md", "CLAUDE.md"],
 };
 /** The agents that follow `@imports`, and in which of their files. */
-const FOLLOWS_IMPORTS = { "claude-code": () => true, gemini: (rel) => rel.endsWith("GEMINI.md") || rel.startsWith("tree/imp/") || /\/up\d+\.md$/.test(rel) };
+const FOLLOWS_IMPORTS = { "claude-code": () => true, "copilot-cli": (rel) => !rel.endsWith("GEMINI.md"), gemini: (rel) => rel.endsWith("GEMINI.md") || rel.startsWith("tree/imp/") || /\/up\d+\.md$/.test(rel) };
 /** Rules that load at start: unscoped, or scoped by nothing Claude Code can read. */
 const LOADS_EVERYWHERE = new Set([null, "paths: []"]);
 

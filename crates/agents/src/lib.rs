@@ -15,6 +15,7 @@
 pub mod advice;
 pub(crate) mod claude_code;
 pub mod codex;
+pub(crate) mod copilot;
 pub mod disk;
 mod engine;
 pub mod gemini;
@@ -38,6 +39,8 @@ pub enum Agent {
     ClaudeCode,
     /// OpenAI Codex CLI (`AGENTS.md`).
     Codex,
+    /// GitHub Copilot CLI (custom instructions, `AGENTS.md`, instruction files).
+    CopilotCli,
     /// Google Gemini CLI (`GEMINI.md`).
     Gemini,
     /// opencode (`AGENTS.md`, else `CLAUDE.md`, else `CONTEXT.md`).
@@ -49,10 +52,11 @@ pub enum Agent {
 impl Agent {
     /// Every modelled agent, in the one order every output lists them in:
     /// by [`name`](Agent::name), which is also the variants' order.
-    pub const ALL: [Agent; 6] = [
+    pub const ALL: [Agent; 7] = [
         Agent::AgentZero,
         Agent::ClaudeCode,
         Agent::Codex,
+        Agent::CopilotCli,
         Agent::Gemini,
         Agent::Opencode,
         Agent::Pi,
@@ -145,6 +149,13 @@ impl Agent {
                 codex::VERSION,
                 Some("CODEX_HOME"),
                 Some(&codex::Registered),
+            ),
+            Agent::CopilotCli => registered(
+                "copilot-cli",
+                "GitHub Copilot CLI",
+                copilot::VERSION,
+                None,
+                Some(&copilot::Registered),
             ),
             Agent::Gemini => registered(
                 "gemini",

@@ -46,6 +46,10 @@ pub fn outside_words(agent: Agent) -> String {
             "outside the working directory, which {} follows only once the user approves external imports for the project: its .claude.json holds no such approval, and an interactive session asks once",
             agent.name()
         ),
+        Agent::CopilotCli => format!(
+            "absolute, or outside the repository: {} inlines only relative paths to files inside it",
+            agent.name()
+        ),
         _ => format!(
             "outside the directories {} imports from, which it refuses as a path traversal",
             agent.name()

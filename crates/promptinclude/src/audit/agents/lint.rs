@@ -14,7 +14,9 @@
 //!   oven-sh/bun#24853 and cosai-oasis/project-codeguard#121, Cursor
 //!   3.17.8), while the unquoted form that works is not YAML when it starts
 //!   with `*`.
-//! * **Copilot** (<https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions>):
+//! * **Copilot in the IDE** (`copilot`; VS Code's documented behaviour,
+//!   <https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions>;
+//!   Copilot CLI is modelled and proven apart, as `copilot-cli`):
 //!   `.github/copilot-instructions.md` applies to every request;
 //!   `.github/instructions/**/*.instructions.md` apply to the files their
 //!   front matter's `applyTo` ("separating them with commas", from the
@@ -428,7 +430,7 @@ fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, fou
             "copilot",
             file,
             None,
-            "no `applyTo:` in its front matter: Copilot never applies it on its own".to_string(),
+            "no `applyTo:` in its front matter: Copilot in VS Code never applies it on its own (Copilot CLI sends it whole: copilot-cli)".to_string(),
         ));
         return;
     };
@@ -448,7 +450,7 @@ fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, fou
             file,
             Some(line),
             format!(
-                "`applyTo:` {} matches no file of the repository: the instructions never apply",
+                "`applyTo:` {} matches no file of the repository: Copilot in VS Code never applies the instructions",
                 listed(&patterns)
             ),
         ));
