@@ -19,7 +19,8 @@
 // and .claude/CLAUDE.md at the root, the cwd, between them, above and
 // below; `.git` as a repository, a gitdir file, a directory without one, at
 // the root, deeper or missing; instruction files (.github/instructions,
-// .claude/rules) with every `applyTo`/`paths` form, descriptions, nested
+// .claude/rules) with every `applyTo`/`paths` form (front matter that is
+// not YAML too), descriptions, nested
 // directories and names Copilot does not read; the global file; the same
 // text in two files; empty, blank, BOM, CRLF and invalid-UTF-8 texts;
 // files that are directories, links in and out, dangling links; a cwd
@@ -71,6 +72,9 @@ const APPLY = [
 	[8, "description: no pattern"],
 	[8, 'applyTo: "*.py"\ndescription: Python files'],
 	[8, "applyTo: **"],
+	[4, "applyTo: [bad"],
+	[4, "applyTo: 5"],
+	[4, "bad: a: b\napplyTo: 'src/**' # c\ndescription: lost"],
 ];
 const PATHS = [
 	[30, null],
@@ -79,6 +83,10 @@ const PATHS = [
 	[15, 'paths: "**/*.py"'],
 	[10, "description: a rule"],
 	[10, "paths: []"],
+	[5, "paths: [bad"],
+	[4, "bad: a: b\npaths: \"lib/**\""],
+	[3, "\tpaths: x/**"],
+	[3, "paths: {a: b}"],
 ];
 
 /** Random text labelled `label`. */

@@ -338,7 +338,15 @@ fn collect(disk: &dyn Disk, dir: &Path, suffix: &str, out: &mut Vec<PathBuf>) {
 /// every file (its front matter's `key` missing, `**` or `**/*`).
 fn scope(text: &str, key: &str) -> Option<(String, String)> {
     let yaml = front_matter(text)?;
-    let Yaml::Hash(map) = YamlLoader::load_from_str(yaml).ok()?.into_iter().next()? else {
+    // YAML forbids a tab that indents, which `yaml_rust2` lets pass.
+    let tab_indented = yaml.lines().any(|line| line.starts_with('\t'));
+    let Some(documents) = YamlLoader::load_from_str(yaml)
+        .ok()
+        .filter(|_| !tab_indented)
+    else {
+        return scope_of_broken(yaml, key);
+    };
+    let Yaml::Hash(map) = documents.into_iter().next()? else {
         return None;
     };
     let patterns = match map.get(&Yaml::String(key.to_string()))? {
@@ -358,6 +366,27 @@ fn scope(text: &str, key: &str) -> Option<(String, String)> {
         _ => String::new(),
     };
     Some((patterns, description))
+}
+
+/// [`scope`] of front matter that is not YAML, as Copilot reads it line by
+/// line: the first line `key: value` (the key at the line's start), the
+/// value trimmed, then unquoted or else less a ` #` comment; no
+/// description.
+fn scope_of_broken(yaml: &str, key: &str) -> Option<(String, String)> {
+    let value = yaml.lines().find_map(|line| {
+        let rest = line.strip_prefix(key)?.strip_prefix(':')?;
+        (rest.is_empty() || rest.starts_with([' ', '\t'])).then_some(rest)
+    })?;
+    let value = value.trim();
+    // A value quoted whole is unquoted; any other loses a ` #` comment.
+    let unquoted = ['"', '\'']
+        .into_iter()
+        .find_map(|q| value.strip_prefix(q)?.strip_suffix(q))
+        .unwrap_or_else(|| {
+            let comment = value.find(" #").or_else(|| value.find("\t#"));
+            comment.map_or(value, |at| &value[..at]).trim_end()
+        });
+    (!matches!(unquoted, "" | "**" | "**/*")).then(|| (unquoted.to_string(), String::new()))
 }
 
 /// A file's front matter: between a first line `---` and the next.
@@ -633,6 +662,33 @@ mod tests {
             relative(Path::new("/a/b/c"), Path::new("/z.md")),
             "../../../z.md"
         );
+    }
+
+    #[test]
+    fn front_matter_that_is_not_yaml_is_read_line_by_line() {
+        let broken = |rest: &str| scope(&format!("---\nbad: a: b\n{rest}---\nx"), "paths");
+        let found = |p: &str| Some((p.to_string(), String::new()));
+        assert_eq!(broken("paths: 'a/**'\ndescription: D\n"), found("a/**"));
+        assert_eq!(broken("paths: 'a/**' # c\n"), found("'a/**'"));
+        assert_eq!(broken("paths: a/** # c\n"), found("a/**"));
+        assert_eq!(
+            broken("paths: [bad\npaths: second\n"),
+            Some(("[bad".to_string(), String::new()))
+        );
+        assert_eq!(
+            broken("paths: \"b/**\n"),
+            Some(("\"b/**".to_string(), String::new()))
+        );
+        for whole in [
+            "paths:\n",
+            "paths: \"**\"\n",
+            "paths:x/**\n",
+            "  paths: y/**\n",
+            "paths : z/**\n",
+            "PATHS: z/**\n",
+        ] {
+            assert_eq!(broken(whole), None, "{whole:?}");
+        }
     }
 
     #[test]
