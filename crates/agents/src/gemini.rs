@@ -361,7 +361,7 @@ impl Layered for Model<'_> {
                 project.splice(0..0, found.files.iter().cloned());
             }
             project = by_identity(disk, project);
-            project.sort_by(|a, b| utf16_order(a, b));
+            project.sort_by(|a, b| super::js::utf16_order(a, b));
         }
         let memory = private_memory(disk, gemini_dir, &cwd, &settings.names);
 
@@ -696,13 +696,6 @@ fn by_identity(disk: &dyn Disk, paths: Vec<PathBuf>) -> Vec<PathBuf> {
     out
 }
 
-/// JavaScript's default string order (UTF-16 code units).
-fn utf16_order(a: &Path, b: &Path) -> std::cmp::Ordering {
-    let a = a.to_string_lossy();
-    let b = b.to_string_lossy();
-    a.encode_utf16().cmp(b.encode_utf16())
-}
-
 /// Whether a relative path joined to a directory stays below it.
 fn stays_below(path: &str) -> bool {
     !path.starts_with('/') && path.split('/').all(|part| part != "..")
@@ -811,15 +804,16 @@ fn read_context_file(
 }
 
 /// An `@path` in `text`: its byte range and path.
-struct Import<'a> {
-    start: usize,
-    end: usize,
-    path: &'a str,
+pub(crate) struct Import<'a> {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) path: &'a str,
 }
 
 /// Gemini CLI's import scan: `@` at the start or after a space, tab or line
-/// end, up to the next of those; the path starts with `.`, `/` or a letter.
-fn find_imports(text: &str) -> Vec<Import<'_>> {
+/// end, up to the next of those; the path starts with `.`, `/` or a letter
+/// (Qwen Code, a fork, scans alike).
+pub(crate) fn find_imports(text: &str) -> Vec<Import<'_>> {
     let bytes = text.as_bytes();
     let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
     let mut out = Vec::new();
@@ -959,7 +953,7 @@ fn tree(
             found.record(full, None, Outcome::Skipped(Skip::Repeated));
             continue;
         }
-        match read_import(disk, &full) {
+        match super::js::read_file(disk, &full) {
             Ok(inner) => {
                 let mut below = seen.clone();
                 below.insert(full.clone());
@@ -1012,7 +1006,7 @@ fn flat(disk: &dyn Disk, text: &str, base: &Path, root: &Path) -> String {
             if seen.contains(&full) {
                 continue;
             }
-            if let Ok(inner) = read_import(disk, &full) {
+            if let Ok(inner) = super::js::read_file(disk, &full) {
                 let dir = full.parent().unwrap_or(Path::new("/")).to_path_buf();
                 visit(disk, inner, &dir, full, root, seen, files);
             }
@@ -1039,34 +1033,6 @@ fn flat(disk: &dyn Disk, text: &str, base: &Path, root: &Path) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n")
-}
-
-/// An imported file's text, or Node's message for why it cannot be read.
-fn read_import(disk: &dyn Disk, full: &Path) -> Result<String, String> {
-    let shown = full.to_string_lossy();
-    if let Err(e) = disk.metadata(full) {
-        return Err(node_error(&e, "access", &shown));
-    }
-    match disk.read(full) {
-        Ok(bytes) => Ok(super::lossy(&bytes).into_owned()),
-        Err(e) if e.raw_os_error() == Some(21) => {
-            Err("EISDIR: illegal operation on a directory, read".to_string())
-        }
-        Err(e) => Err(node_error(&e, "open", &shown)),
-    }
-}
-
-/// Node's message for a failed system call on `path`.
-fn node_error(e: &io::Error, syscall: &str, path: &str) -> String {
-    let (code, text) = match e.raw_os_error() {
-        Some(2) => ("ENOENT", "no such file or directory"),
-        Some(20) => ("ENOTDIR", "not a directory"),
-        Some(13) => ("EACCES", "permission denied"),
-        Some(40) => ("ELOOP", "too many symbolic links encountered"),
-        Some(36) => ("ENAMETOOLONG", "name too long"),
-        _ => return e.to_string(),
-    };
-    format!("{code}: {text}, {syscall} '{path}'")
 }
 
 /// Whether an import stays inside `root` once links are resolved.

@@ -27,9 +27,7 @@
 //! * **The message**: one text part, `<system-reminder>`, the header, then
 //!   `Contents of <path> (<kind>):` and the text of each file.
 
-mod markdown;
-
-use markdown::{never_matches, scope as rule_scope};
+use crate::markdown::{self, never_matches, scope as rule_scope};
 
 use std::ffi::{OsStr, OsString};
 use std::io;

@@ -292,7 +292,7 @@ fn instructions(disk: &dyn Disk, dir: &Path, listing: Option<&Listing>) -> Vec<I
             };
             // Shown by where it really is (a link's target), from `dir`.
             let real = disk.canonicalize(&path).unwrap_or_else(|_| path.clone());
-            let shown = relative(dir, &real);
+            let shown = super::js::relative(dir, &real);
             out.push(Instruction {
                 scope: scope(&read.text, key),
                 read,
@@ -301,20 +301,6 @@ fn instructions(disk: &dyn Disk, dir: &Path, listing: Option<&Listing>) -> Vec<I
         }
     }
     out
-}
-
-/// `to` from `from` (both absolute), as Node's `path.relative` gives it.
-fn relative(from: &Path, to: &Path) -> String {
-    let a: Vec<_> = from.components().collect();
-    let b: Vec<_> = to.components().collect();
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
-    parts.extend(
-        b[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
 }
 
 /// The files named `*suffix` at any depth below `dir` (links followed).
@@ -649,19 +635,6 @@ mod tests {
         assert_eq!(front_matter("---\na: 1\n---\nbody"), Some("a: 1\n"));
         assert_eq!(front_matter("body\n---\n"), None);
         assert_eq!(front_matter("---\nunclosed\n"), None);
-    }
-
-    #[test]
-    fn relative_paths_climb_as_node_does() {
-        assert_eq!(
-            relative(Path::new("/a/b"), Path::new("/a/b/c/d.md")),
-            "c/d.md"
-        );
-        assert_eq!(relative(Path::new("/a/b"), Path::new("/a/x.md")), "../x.md");
-        assert_eq!(
-            relative(Path::new("/a/b/c"), Path::new("/z.md")),
-            "../../../z.md"
-        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! What Claude Code reads out of an instruction file's Markdown: the front
-//! matter's `paths:` scope, top-level HTML comments (stripped) and `@path`
-//! imports.
+//! Markdown as the `marked` lexer tokenizes it, for the agents that read
+//! their files with it: what Claude Code reads out of an instruction file
+//! (the front matter's `paths:` scope, top-level HTML comments, stripped,
+//! and `@path` imports), and where Qwen Code finds code ([`code_ranges`]).
 //!
 //! Claude Code finds comments and imports in the tokens of the `marked`
-//! lexer (`gfm: false`). No Rust crate tokenizes as `marked` does
+//! lexer (`gfm: false`; Qwen Code's default `gfm: true` tokenizes code
+//! alike). No Rust crate tokenizes as `marked` does
 //! (`pulldown-cmark` follows CommonMark, whose blocks, code spans and text
 //! runs differ from marked's), so the subset that decides the result is
 //! written here by hand: fenced and indented code, HTML comment blocks at
@@ -16,7 +18,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use super::super::js::{is_space, trim as js_trim, SPACE_CLASS as JS_SPACE};
+use crate::js::{is_space, trim as js_trim, SPACE_CLASS as JS_SPACE};
 
 /// An instruction file's text split as Claude Code splits it.
 #[derive(Debug)]
@@ -346,8 +348,8 @@ fn quote_values(yaml: &str) -> String {
 enum Block {
     /// Paragraphs, headings and list lines: where imports are found.
     Text(usize, usize),
-    /// Fenced or indented code.
-    Code,
+    /// Fenced or indented code, by byte range.
+    Code(usize, usize),
     /// An HTML comment block: from its line's start through the rest of the
     /// line that closes it and the newlines after it. `closed`: it holds
     /// its `-->`.
@@ -399,6 +401,9 @@ fn blocks(text: &str) -> Vec<Block> {
             continue;
         }
         if let Some((c, run)) = fence {
+            if let Some(Block::Code(_, end)) = blocks.last_mut() {
+                *end = start + line.len();
+            }
             let rest = strip_indent(line, 3).unwrap_or("");
             let closing = rest.len() - rest.trim_start_matches(c).len();
             if closing >= run && rest[closing..].trim_matches([' ', '\t', '\n']).is_empty() {
@@ -413,12 +418,12 @@ fn blocks(text: &str) -> Vec<Block> {
         }
         if let Some(open) = fence_open(line) {
             fence = Some(open);
-            blocks.push(Block::Code);
+            blocks.push(Block::Code(start, start + line.len()));
             in_paragraph = false;
             continue;
         }
         if !in_paragraph && line.starts_with("    ") {
-            blocks.push(Block::Code);
+            blocks.push(Block::Code(start, start + line.len()));
             continue;
         }
         if let Some(rest) = strip_indent(line, 3).filter(|r| r.starts_with("<!--")) {
@@ -535,8 +540,21 @@ fn imports(text: &str, blocks: &[Block]) -> Vec<String> {
 /// inline comments (each run is one marked `text` token).
 fn text_runs(block: &str) -> Vec<&str> {
     let mut runs = Vec::new();
-    let bytes = block.as_bytes();
     let mut run_start = 0;
+    for (start, end, _) in inline_breaks(block) {
+        runs.push(&block[run_start..start]);
+        run_start = end;
+    }
+    runs.push(&block[run_start..]);
+    runs
+}
+
+/// A text block's code spans and inline comments, in order, by byte range
+/// (`true`: a code span), as marked's inline lexer takes them: a comment
+/// first, so that backticks inside one open no span.
+fn inline_breaks(block: &str) -> Vec<(usize, usize, bool)> {
+    let mut breaks = Vec::new();
+    let bytes = block.as_bytes();
     let mut i = 0;
     // Set once a `<!--` finds no `-->` after it: none after it will either.
     let mut unclosed = false;
@@ -544,9 +562,8 @@ fn text_runs(block: &str) -> Vec<&str> {
         if bytes[i] == b'`' {
             let ticks = block[i..].len() - block[i..].trim_start_matches('`').len();
             if let Some(close) = closing_ticks(&block[i + ticks..], ticks) {
-                runs.push(&block[run_start..i]);
+                breaks.push((i, i + ticks + close + ticks, true));
                 i += ticks + close + ticks;
-                run_start = i;
                 continue;
             }
             i += ticks;
@@ -554,16 +571,34 @@ fn text_runs(block: &str) -> Vec<&str> {
         }
         if bytes[i..].starts_with(b"<!--") {
             if let Some(length) = inline_comment(&block[i..], &mut unclosed) {
-                runs.push(&block[run_start..i]);
+                breaks.push((i, i + length, false));
                 i += length;
-                run_start = i;
                 continue;
             }
         }
         i += 1;
     }
-    runs.push(&block[run_start..]);
-    runs
+    breaks
+}
+
+/// Where marked's lexer finds code in `text` (`\n` line ends): fenced and
+/// indented blocks and code spans, by byte range, in order. Agents that
+/// leave `@` imports in code alone ask it (Qwen Code).
+pub(crate) fn code_ranges(text: &str) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    for block in blocks(text) {
+        match block {
+            Block::Code(start, end) => ranges.push((start, end)),
+            Block::Text(start, end) => ranges.extend(
+                inline_breaks(&text[start..end])
+                    .into_iter()
+                    .filter(|(_, _, code)| *code)
+                    .map(|(s, e, _)| (start + s, start + e)),
+            ),
+            Block::Comment { .. } => {}
+        }
+    }
+    ranges
 }
 
 /// The length of the comment `rest` opens (it starts with `<!--`), as
