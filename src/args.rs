@@ -13,8 +13,9 @@ use promptinclude::shard::Shard;
 /// monorepos.
 ///
 /// `context` and `audit --agents` tell byte for byte what Claude Code,
-/// Codex, Copilot CLI, Gemini CLI, opencode, pi and Agent Zero send from their context
-/// files (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, ...) wherever they start,
+/// Codex, Copilot CLI, Gemini CLI, opencode, pi, Qwen Code and Agent Zero send
+/// from their context files (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, `QWEN.md`,
+/// ...) wherever they start,
 /// each model proven against the real agent. For Agent Zero's Prompt
 /// Include plugin it is the exact, parallel scanner: it finds
 /// `*.promptinclude.md` files under each ROOT, filters them with the
@@ -744,7 +745,7 @@ fn parse_agent_choice(text: &str) -> Result<AgentChoice, String> {
 pub struct AgentsArgs {
     /// What other agents load across the tree too: `all`, or a
     /// comma-separated list of agent-zero, claude-code, codex, copilot-cli,
-    /// gemini, opencode, pi.
+    /// gemini, opencode, pi, qwen-code.
     /// For each agent, every distinct load chain (the directories where it
     /// loads the same files) with its cost against the agent's limit; then
     /// warnings: truncated, shadowed, dead_scope, bad_front_matter,

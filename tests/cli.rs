@@ -359,7 +359,8 @@ fn the_readme_has_a_context_example_per_agent() {
             "copilot-cli",
             "gemini",
             "opencode",
-            "pi"
+            "pi",
+            "qwen-code"
         ],
         "one README example per agent"
     );
@@ -413,6 +414,10 @@ fn version_names_the_pinned_agents_and_the_reference() {
         format!(
             "opencode, the open source coding agent {}",
             pin("tests/agents/package.json", "opencode-ai")
+        ),
+        format!(
+            "Qwen Code {}",
+            pin("tests/agents/package.json", "@qwen-code/qwen-code")
         ),
         format!(
             "pi coding agent {}",

@@ -538,10 +538,11 @@ def context(agent: str, cwd: StrPath = ".", home: Optional[StrPath] = None) -> D
     line, or ``None``). Modelled agents: ``"codex"`` (Codex CLI 0.171.0),
     ``"claude-code"`` (Claude Code 2.1.332), ``"copilot-cli"`` (Copilot CLI
     1.0.102), ``"gemini"`` (Gemini CLI
-    0.61.0), ``"opencode"`` (opencode 1.18.33), ``"pi"`` (pi 0.73.1) and
+    0.61.0), ``"opencode"`` (opencode 1.18.33), ``"pi"`` (pi 0.73.1),
+    ``"qwen-code"`` (Qwen Code 0.24.4) and
     ``"agent-zero"`` (exactly what ``render`` gives). ``home`` defaults to
     ``$HOME``; the agents' own variables (``CODEX_HOME``,
     ``CLAUDE_CONFIG_DIR``, ``GEMINI_CLI_HOME``, ``XDG_CONFIG_HOME``,
-    ``PI_CODING_AGENT_DIR``, ...) are read from the environment.
+    ``PI_CODING_AGENT_DIR``, ``QWEN_HOME``, ...) are read from the environment.
     """
     return _native.context(agent, os.fspath(cwd), None if home is None else os.fspath(home))

@@ -185,7 +185,7 @@ test("agent_context: what Codex loads in a root, names and sizes only (a linked 
 			client.callTool({ name: "agent_context", arguments: { agent: "codex", cwd: scratch } }),
 			/not a directory inside the roots this server serves/,
 		);
-		await assert.rejects(client.callTool({ name: "agent_context", arguments: { agent: "other" } }), /must be one of: agent-zero, claude-code, codex, copilot-cli, gemini, opencode, pi/);
+		await assert.rejects(client.callTool({ name: "agent_context", arguments: { agent: "other" } }), /must be one of: agent-zero, claude-code, codex, copilot-cli, gemini, opencode, pi, qwen-code/);
 	} finally {
 		await client.close();
 	}

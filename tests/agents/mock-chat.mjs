@@ -1,6 +1,6 @@
 // A minimal OpenAI Chat Completions server for end-to-end tests of the
-// agents that take an OpenAI-compatible endpoint (opencode; on
-// mock-server.mjs: 127.0.0.1 only, every request recorded, bounded).
+// agents that take an OpenAI-compatible endpoint (Copilot CLI, opencode,
+// Qwen Code; on mock-server.mjs: 127.0.0.1 only, every request recorded, bounded).
 //
 // POST .../chat/completions gets one assistant message streamed as
 // Server-Sent Events (`data: {chunk}` lines, then `data: [DONE]`);

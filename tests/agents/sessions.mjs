@@ -26,7 +26,7 @@ import { stringsIn } from "./mock-server.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The agents this module starts, by the names `audit --agents` gives them. */
-export const AGENTS = ["claude-code", "codex", "copilot-cli", "gemini", "opencode", "pi"];
+export const AGENTS = ["claude-code", "codex", "copilot-cli", "gemini", "opencode", "pi", "qwen-code"];
 const BINARIES = {
 	"claude-code": path.join(MODULES, ".bin/claude"),
 	codex: path.join(MODULES, ".bin/codex"),
@@ -35,6 +35,7 @@ const BINARIES = {
 	opencode: path.join(MODULES, ".bin/opencode"),
 	// pi is installed by tests/pi/run.sh (which test-all runs first).
 	pi: path.join(HERE, "../pi/node_modules/.bin/pi"),
+	"qwen-code": path.join(MODULES, ".bin/qwen"),
 };
 const PI_PROVIDER = path.join(HERE, "../pi/mock-provider.mjs");
 
@@ -82,6 +83,16 @@ export const copilotEnv = (baseURL) => ({
 	COPILOT_AUTO_UPDATE: "false",
 });
 
+/** Qwen Code's user settings for a session against the mock: the OpenAI-compatible provider, no statistics, no updates. */
+export const QWEN_SETTINGS = {
+	security: { auth: { selectedType: "openai" } },
+	privacy: { usageStatisticsEnabled: false },
+	general: { disableAutoUpdate: true },
+};
+
+/** Qwen Code's environment for a session against the chat mock at `baseURL`. */
+export const qwenEnv = (baseURL) => ({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "mock-key", OPENAI_MODEL: "mock-model" });
+
 /** The agents of `AGENTS` not installed here. */
 export const missingAgents = () => AGENTS.filter((a) => !fs.existsSync(BINARIES[a]));
 
@@ -95,6 +106,7 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 		gemini: await startGemini({ maxRequests }),
 		opencode: await startChat({ maxRequests }),
 		pi: await startMockServer({ maxRequests }),
+		"qwen-code": await startChat({ maxRequests }),
 	};
 
 	/** Writes each agent's configuration into `home` (Codex's with `project_doc_max_bytes`). */
@@ -117,6 +129,8 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 		fs.writeFileSync(path.join(home, ".gemini/settings.json"), JSON.stringify(GEMINI_SETTINGS, null, 2));
 		fs.mkdirSync(path.join(home, ".config/opencode"), { recursive: true });
 		fs.writeFileSync(path.join(home, ".config/opencode/opencode.json"), JSON.stringify(opencodeConfig(`${mocks.opencode.url}/v1`), null, 2));
+		fs.mkdirSync(path.join(home, ".qwen"), { recursive: true });
+		fs.writeFileSync(path.join(home, ".qwen/settings.json"), JSON.stringify(QWEN_SETTINGS, null, 2));
 	}
 
 	/** Takes the request that carried `prompt` (and its bodies) out of the mock's list. */
@@ -191,6 +205,13 @@ export async function startAgents({ maxRequests = 2000 } = {}) {
 			const first = take(mocks.pi.requests, ours);
 			while (take(mocks.pi.requests, ours));
 			return { ...s, sent: first && stringsIn(first.messages) };
+		},
+		"qwen-code": async ({ cwd, env, prompt }) => {
+			const s = await run(BINARIES["qwen-code"], ["-p", prompt], { cwd, env: { TERM: "dumb", NO_COLOR: "1", ...qwenEnv(`${mocks["qwen-code"].url}/v1`), ...env } });
+			const ours = (r) => (r.body?.messages ?? []).some((m) => m.role !== "system" && contentText(m.content).includes(prompt));
+			const first = take(mocks["qwen-code"].requests, ours);
+			while (take(mocks["qwen-code"].requests, ours));
+			return { ...s, sent: first && stringsIn(first.body.messages) };
 		},
 	};
 

@@ -1,6 +1,6 @@
 // The warnings differential: every claim `promptinclude audit --agents`
 // makes is checked against the real agents (Claude Code, Codex, Copilot
-// CLI, Gemini CLI, opencode, pi: sessions.mjs), started offline in the
+// CLI, Gemini CLI, opencode, pi, Qwen Code: sessions.mjs), started offline in the
 // directories the warning names.
 //
 // Each case is a random monorepo (a git repository, its external imports
@@ -253,10 +253,11 @@ const CHAIN_NAMES = {
 	"copilot-cli": ["AGENTS.md", "CLAUDE.md", "GEMINI.md"],
 	gemini: ["GEMINI.md"],
 	opencode: ["AGENTS.md", "CLAUDE.md", "CONTEXT.md"],
+	"qwen-code": ["QWEN.md", "AGENTS.md"],
 	pi: ["AGENTS.md", "CLAUDE.md"],
 };
 /** The agents that follow `@imports`, and in which of their files. */
-const FOLLOWS_IMPORTS = { "claude-code": () => true, "copilot-cli": (rel) => !rel.endsWith("GEMINI.md"), gemini: (rel) => rel.endsWith("GEMINI.md") || rel.startsWith("tree/imp/") || /\/up\d+\.md$/.test(rel) };
+const FOLLOWS_IMPORTS = { "claude-code": () => true, "copilot-cli": (rel) => !rel.endsWith("GEMINI.md"), "qwen-code": (rel) => !rel.endsWith("GEMINI.md") && !rel.endsWith("CLAUDE.md"), gemini: (rel) => rel.endsWith("GEMINI.md") || rel.startsWith("tree/imp/") || /\/up\d+\.md$/.test(rel) };
 /** Rules that load at start: unscoped, or scoped by nothing Claude Code can read. */
 const LOADS_EVERYWHERE = new Set([null, "paths: []"]);
 

@@ -20,8 +20,10 @@ pub mod disk;
 mod engine;
 pub mod gemini;
 mod js;
+mod markdown;
 pub(crate) mod opencode;
 pub mod pi;
+pub(crate) mod qwen;
 pub mod report;
 
 use std::ffi::{OsStr, OsString};
@@ -47,12 +49,14 @@ pub enum Agent {
     Opencode,
     /// The pi coding agent (`AGENTS.md` or `CLAUDE.md`).
     Pi,
+    /// Qwen Code (`QWEN.md`, `AGENTS.md`, `.qwen/rules`).
+    QwenCode,
 }
 
 impl Agent {
     /// Every modelled agent, in the one order every output lists them in:
     /// by [`name`](Agent::name), which is also the variants' order.
-    pub const ALL: [Agent; 7] = [
+    pub const ALL: [Agent; 8] = [
         Agent::AgentZero,
         Agent::ClaudeCode,
         Agent::Codex,
@@ -60,6 +64,7 @@ impl Agent {
         Agent::Gemini,
         Agent::Opencode,
         Agent::Pi,
+        Agent::QwenCode,
     ];
 
     /// The agent with this [`name`](Agent::name).
@@ -109,6 +114,15 @@ impl Agent {
         self.registered().shares_files
     }
 
+    /// How the text report's header says where the agent looks, given the
+    /// project root it found (`None`: none).
+    pub(crate) fn scope_words(self, root: Option<&Path>) -> Option<String> {
+        match (self.registered().scope, root) {
+            (Scope::Always(words), _) | (Scope::RootElse(words), None) => Some(words.to_string()),
+            (Scope::RootElse(_), Some(_)) => None,
+        }
+    }
+
     /// What the agent itself warns of in the files it loads (its model's;
     /// Agent Zero's own warnings are the audit's).
     pub fn advice(self) -> advice::Advice {
@@ -126,23 +140,30 @@ impl Agent {
             version,
             directory_variable,
             shares_files: self != Agent::AgentZero,
+            scope: Scope::RootElse("no project root: only this directory"),
             model,
         };
         match self {
-            Agent::AgentZero => registered(
-                "agent-zero",
-                "Agent Zero's Prompt Include plugin",
-                AGENT_ZERO_VERSION,
-                None,
-                None,
-            ),
-            Agent::ClaudeCode => registered(
-                "claude-code",
-                "Anthropic Claude Code",
-                claude_code::VERSION,
-                Some("CLAUDE_CONFIG_DIR"),
-                Some(&claude_code::Registered),
-            ),
+            Agent::AgentZero => Registered {
+                scope: Scope::Always("the project is this directory"),
+                ..registered(
+                    "agent-zero",
+                    "Agent Zero's Prompt Include plugin",
+                    AGENT_ZERO_VERSION,
+                    None,
+                    None,
+                )
+            },
+            Agent::ClaudeCode => Registered {
+                scope: Scope::Always("it reads every directory above it"),
+                ..registered(
+                    "claude-code",
+                    "Anthropic Claude Code",
+                    claude_code::VERSION,
+                    Some("CLAUDE_CONFIG_DIR"),
+                    Some(&claude_code::Registered),
+                )
+            },
             Agent::Codex => registered(
                 "codex",
                 "OpenAI Codex CLI",
@@ -164,20 +185,38 @@ impl Agent {
                 Some("GEMINI_CLI_HOME"),
                 Some(&gemini::Registered),
             ),
-            Agent::Opencode => registered(
-                "opencode",
-                "opencode, the open source coding agent",
-                opencode::VERSION,
-                Some("XDG_CONFIG_HOME"),
-                Some(&opencode::Registered),
-            ),
-            Agent::Pi => registered(
-                "pi",
-                "The pi coding agent",
-                pi::VERSION,
-                Some("PI_CODING_AGENT_DIR"),
-                Some(&pi::Registered),
-            ),
+            Agent::Opencode => Registered {
+                scope: Scope::RootElse("no git repository: it reads every directory above it"),
+                ..registered(
+                    "opencode",
+                    "opencode, the open source coding agent",
+                    opencode::VERSION,
+                    Some("XDG_CONFIG_HOME"),
+                    Some(&opencode::Registered),
+                )
+            },
+            Agent::Pi => Registered {
+                scope: Scope::Always("it reads every directory above it"),
+                ..registered(
+                    "pi",
+                    "The pi coding agent",
+                    pi::VERSION,
+                    Some("PI_CODING_AGENT_DIR"),
+                    Some(&pi::Registered),
+                )
+            },
+            Agent::QwenCode => Registered {
+                scope: Scope::RootElse(
+                    "no project root: it reads every directory up to the one above the home",
+                ),
+                ..registered(
+                    "qwen-code",
+                    "Qwen Code",
+                    qwen::VERSION,
+                    Some("QWEN_HOME"),
+                    Some(&qwen::Registered),
+                )
+            },
         }
     }
 }
@@ -189,8 +228,19 @@ struct Registered {
     version: &'static str,
     directory_variable: Option<&'static str>,
     shares_files: bool,
+    /// How the text report's header says where it looks.
+    scope: Scope,
     /// Its model (`None`: Agent Zero, whose loader is the [`Host`]'s).
     model: Option<&'static dyn Modelled>,
+}
+
+/// Where an agent looks, as the text report's header says it.
+#[derive(Clone, Copy)]
+enum Scope {
+    /// These words, whatever root it finds.
+    Always(&'static str),
+    /// The project root it finds, else these words.
+    RootElse(&'static str),
 }
 
 /// An agent modelled in this crate, as the registry runs it (each module

@@ -100,18 +100,13 @@ pub fn text(context: &AgentContext, escape: bool) -> String {
         agent.version(),
         shown(context.cwd.display().to_string())
     );
-    match (&context.root, agent) {
-        (_, Agent::AgentZero) => out.push_str(" (the project is this directory)\n"),
-        (_, Agent::ClaudeCode | Agent::Pi) => {
-            out.push_str(" (it reads every directory above it)\n");
-        }
-        (Some(root), _) => {
+    match (agent.scope_words(context.root.as_deref()), &context.root) {
+        (None, Some(root)) => {
             let _ = writeln!(out, " (project root {})", shown(root.display().to_string()));
         }
-        (None, Agent::Opencode) => {
-            out.push_str(" (no git repository: it reads every directory above it)\n");
+        (words, _) => {
+            let _ = writeln!(out, " ({})", words.unwrap_or_default());
         }
-        (None, _) => out.push_str(" (no project root: only this directory)\n"),
     }
     if context.files.is_empty() {
         out.push_str("no context files\n");
