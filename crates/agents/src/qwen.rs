@@ -45,12 +45,13 @@
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use promptinclude_tokenize::Split;
 use serde_json::Value;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use super::disk::{joined, Disk, EntryType};
+use super::disk::{absent_below, derived, joined, Disk, EntryType};
 use super::engine::{Layered, Likeness};
 use super::js::{relative, resolve as normalize, trim as js_trim, utf16_order};
 use super::{
@@ -112,10 +113,22 @@ impl crate::Modelled for Registered {
     ) -> Result<Vec<crate::Shared>, ContextError> {
         let qwen_home = variable(start);
         let start = Start::of(start, qwen_home.as_deref());
-        // Its workspace settings are each start's own.
-        crate::engine::each_own(tree, disk, |dir| {
-            context_writing(&Start { cwd: dir, ..start }, disk, Writing::ToMeasure)
-        })
+        // Workspace settings, or a `$QWEN_HOME` relative to the start, make
+        // each start's model its own; else one model runs every start.
+        let relative_home = qwen_home.as_deref().is_some_and(|h| {
+            !Path::new(h).is_absolute() && !h.as_encoded_bytes().starts_with(b"~")
+        });
+        let workspace_settings = tree.dirs.iter().any(|dir| {
+            !absent_below(disk.exact_listing(dir).as_ref(), dir, ".qwen")
+                && disk.metadata(&dir.join(".qwen/settings.json")).is_ok()
+        });
+        if relative_home || workspace_settings {
+            return crate::engine::each_own(tree, disk, |dir| {
+                context_writing(&Start { cwd: dir, ..start }, disk, Writing::ToMeasure)
+            });
+        }
+        let model = Model::of(&start, &tree.dirs[0], disk);
+        crate::engine::contexts(&model, tree, disk)
     }
 }
 
@@ -219,11 +232,14 @@ pub(crate) struct Found {
     readable: Vec<Option<PathBuf>>,
     /// Whether it has a `.git` directory or file (not a link).
     git: bool,
+    /// Whether it has a `.qwen` (a start there may read its
+    /// output-language rule or rules).
+    qwen: bool,
 }
 
 impl Layered for Model {
     type Found = Found;
-    type Above = ();
+    type Above = Option<PathBuf>;
 
     fn names(&self) -> Option<&[String]> {
         Some(&self.screen)
@@ -238,25 +254,46 @@ impl Layered for Model {
         let git = disk
             .symlink_metadata(&joined(dir, ".git"))
             .is_ok_and(|m| m.is_dir() || m.is_file());
-        Found { readable, git }
+        let qwen = disk.metadata(&joined(dir, ".qwen")).is_ok();
+        Found {
+            readable,
+            git,
+            qwen,
+        }
     }
 
     fn adds_nothing(&self, found: &Found) -> bool {
-        !found.git && found.readable.iter().all(Option::is_none)
+        !found.git && !found.qwen && found.readable.iter().all(Option::is_none)
     }
 
-    fn above(&self, _: &Path, _: &AgentContext, _: &dyn Disk) {}
+    /// The project root of the start above.
+    fn above(&self, _: &Path, context: &AgentContext, _: &dyn Disk) -> Option<PathBuf> {
+        context.root.clone()
+    }
 
-    /// Its paths are shown from the working directory: every start is its
-    /// own.
+    /// A start that adds nothing loads the files the start above loads
+    /// (their paths shown from it: a chain's text is its first
+    /// directory's), unless the walk ends there or it is the home or in
+    /// Qwen Code's own directory.
     fn likeness(
         &self,
-        _: &(),
-        _: &Path,
+        root: &Option<PathBuf>,
+        cwd: &Path,
         _: Option<&crate::disk::Listing>,
         _: &dyn Disk,
     ) -> Likeness {
-        Likeness::Own
+        let stop = match root {
+            Some(root) => root.parent(),
+            None => self.home.parent(),
+        };
+        let own = cwd == self.home
+            || Some(cwd) == stop
+            || cwd.starts_with(&self.dir)
+            || cwd.starts_with(self.home.join(".qwen"));
+        match own {
+            true => Likeness::Own,
+            false => Likeness::AddsNothing,
+        }
     }
 
     fn assemble(
@@ -327,68 +364,48 @@ impl Layered for Model {
 
         let mut files = Vec::new();
         let mut notes = self.notes.clone();
-        let mut blocks: Vec<(String, String, Split)> = Vec::new();
+        let mut blocks: Vec<(String, Arc<str>, Split)> = Vec::new();
+        let own_rule = self.dir.join("output-language.md");
         for (path, role) in paths {
-            let text = match path == self.dir.join("output-language.md") {
-                true => match global_output_language(disk, &path) {
-                    Some((text, written)) => {
-                        if written {
-                            notes.push(format!(
-                                "Qwen Code writes its own rule into {} on start (for the `auto` output language): the text shown is that rule",
-                                path.display()
-                            ));
-                        }
-                        Ok(text)
-                    }
-                    None => Err(super::js::read_file(disk, &path).err().unwrap_or_default()),
-                },
-                false => super::js::read_file(disk, &path),
-            };
-            let text = match text {
-                Ok(text) => text,
-                Err(why) => {
-                    files.push(file(
-                        path,
-                        role,
-                        None,
-                        0,
-                        Outcome::Skipped(Skip::Unreadable(why)),
-                    ));
-                    continue;
-                }
-            };
-            let bytes = disk.metadata(&path).map(|m| m.len()).ok();
-            let base = path.parent().unwrap_or(Path::new("/"));
-            let import_root = nearest_git(disk, base).unwrap_or_else(|| base.to_path_buf());
-            let mut imports = Vec::new();
-            let mut imported = Imported {
-                disk,
-                root: &import_root,
-                role,
-                importer: path.clone(),
-                files: &mut imports,
-            };
-            let processed = imported.process(&text, base, &[normalize(&path)], 0);
-            let trimmed = js_trim(&processed);
-            if trimmed.is_empty() {
-                files.push(file(path, role, bytes, 0, Outcome::Skipped(Skip::Blank)));
-                continue;
+            let read = read_context(disk, &path, role, path == own_rule);
+            if read.written {
+                notes.push(format!(
+                    "Qwen Code writes its own rule into {} on start (for the `auto` output language): the text shown is that rule",
+                    path.display()
+                ));
             }
-            let tokens = disk.count_split(trimmed);
-            files.push(file(
-                path.clone(),
-                role,
-                bytes,
-                tokens.tokens,
-                Outcome::Loaded,
-            ));
-            files.extend(imports);
-            let shown = strip_control(&relative(&cwd, &path));
-            blocks.push((shown, trimmed.to_string(), tokens));
+            match &read.text {
+                Err(why) => files.push(file(
+                    path,
+                    role,
+                    None,
+                    0,
+                    Outcome::Skipped(Skip::Unreadable(why.clone())),
+                )),
+                Ok(None) => files.push(file(
+                    path,
+                    role,
+                    read.bytes,
+                    0,
+                    Outcome::Skipped(Skip::Blank),
+                )),
+                Ok(Some((text, tokens))) => {
+                    files.push(file(
+                        path.clone(),
+                        role,
+                        read.bytes,
+                        tokens.tokens,
+                        Outcome::Loaded,
+                    ));
+                    files.extend(read.imports.iter().cloned());
+                    let shown = strip_control(&relative(&cwd, &path));
+                    blocks.push((shown, Arc::clone(text), *tokens));
+                }
+            }
         }
 
         // **The rules**.
-        let mut rules: Vec<(String, String, Split)> = Vec::new();
+        let mut rules: Vec<(String, Arc<str>, Split)> = Vec::new();
         let global_rules = self.dir.join("rules");
         let project_rules = effective_root.join(".qwen/rules");
         let mut sets = vec![(global_rules.clone(), Role::Global)];
@@ -396,29 +413,23 @@ impl Layered for Model {
             sets.push((project_rules, Role::Project));
         }
         for (set, role) in sets {
-            let mut found = Vec::new();
-            collect_md(disk, &set, &mut found);
-            found.sort_by(|a, b| utf16_order(a, b));
-            for path in found {
-                let Ok(bytes) = disk.read(&path) else {
-                    continue;
+            for rule in read_rules(disk, &set).iter() {
+                let (tokens, outcome) = match &rule.kind {
+                    Rule::Scoped => (0, Outcome::Skipped(Skip::ScopedOut)),
+                    Rule::Empty => (0, Outcome::Skipped(Skip::Blank)),
+                    Rule::AtStart(content, tokens) => {
+                        let shown = relative(&effective_root, &rule.path);
+                        rules.push((shown, Arc::clone(content), *tokens));
+                        (tokens.tokens, Outcome::Loaded)
+                    }
                 };
-                let rule = parse_rule(&super::lossy(&bytes));
-                let size = Some(bytes.len() as u64);
-                match rule {
-                    Rule::Scoped => {
-                        files.push(file(path, role, size, 0, Outcome::Skipped(Skip::ScopedOut)))
-                    }
-                    Rule::Empty => {
-                        files.push(file(path, role, size, 0, Outcome::Skipped(Skip::Blank)))
-                    }
-                    Rule::AtStart(content) => {
-                        let tokens = disk.count_split(&content);
-                        let shown = relative(&effective_root, &path);
-                        files.push(file(path, role, size, tokens.tokens, Outcome::Loaded));
-                        rules.push((shown, content, tokens));
-                    }
-                }
+                files.push(file(
+                    rule.path.clone(),
+                    role,
+                    Some(rule.bytes),
+                    tokens,
+                    outcome,
+                ));
             }
         }
 
@@ -653,12 +664,116 @@ enum Rule {
     Scoped,
     /// Nothing is left of it.
     Empty,
-    /// Loaded at start, as this text.
-    AtStart(String),
+    /// Loaded at start, as this text (of these tokens).
+    AtStart(Arc<str>, Split),
 }
 
-/// A rule file's text read as Qwen Code reads it (`parseRuleFile`).
-fn parse_rule(raw: &str) -> Rule {
+/// A rule file as read.
+struct RuleFile {
+    path: PathBuf,
+    bytes: u64,
+    kind: Rule,
+}
+
+/// The rules of the directory `dir`, in order: found once for all the
+/// starts that read them.
+fn read_rules(disk: &dyn Disk, dir: &Path) -> Arc<Vec<RuleFile>> {
+    derived(disk, "qwen-code rules", dir, || {
+        let mut found = Vec::new();
+        collect_md(disk, dir, &mut found);
+        found.sort_by(|a, b| utf16_order(a, b));
+        found
+            .into_iter()
+            .filter_map(|path| {
+                let bytes = disk.read(&path).ok()?;
+                let kind = match parse_rule(&super::lossy(&bytes)) {
+                    Some(content) if content.is_empty() => Rule::Empty,
+                    Some(content) => {
+                        let tokens = disk.count_split(&content);
+                        Rule::AtStart(Arc::from(content), tokens)
+                    }
+                    None => Rule::Scoped,
+                };
+                Some(RuleFile {
+                    path,
+                    bytes: bytes.len() as u64,
+                    kind,
+                })
+            })
+            .collect()
+    })
+}
+
+/// A context file as Qwen Code reads it, the same from every start.
+struct Read {
+    /// Its text with its imports inlined, trimmed, and its tokens (`None`:
+    /// nothing is left); else Node's message for why it cannot be read.
+    text: Result<Option<(Arc<str>, Split)>, String>,
+    bytes: Option<u64>,
+    /// What became of its imports.
+    imports: Vec<ContextFile>,
+    /// Its text is the rule Qwen Code writes on start.
+    written: bool,
+}
+
+/// The file at `path` (of `role`; `own_rule`: Qwen Code's own
+/// output-language rule) as read: found once for all the starts that read
+/// it.
+fn read_context(disk: &dyn Disk, path: &Path, role: Role, own_rule: bool) -> Arc<Read> {
+    let what = match (own_rule, role) {
+        (true, _) => "qwen-code output-language rule",
+        (false, Role::Global) => "qwen-code user file",
+        (false, _) => "qwen-code project file",
+    };
+    derived(disk, what, path, || {
+        let (text, written) = match own_rule {
+            true => match global_output_language(disk, path) {
+                Some((text, written)) => (Ok(text), written),
+                None => (
+                    Err(super::js::read_file(disk, path).err().unwrap_or_default()),
+                    false,
+                ),
+            },
+            false => (super::js::read_file(disk, path), false),
+        };
+        let bytes = disk.metadata(path).map(|m| m.len()).ok();
+        let text = match text {
+            Ok(text) => text,
+            Err(why) => {
+                return Read {
+                    text: Err(why),
+                    bytes: None,
+                    imports: Vec::new(),
+                    written,
+                }
+            }
+        };
+        let base = path.parent().unwrap_or(Path::new("/"));
+        let import_root = nearest_git(disk, base).unwrap_or_else(|| base.to_path_buf());
+        let mut imports = Vec::new();
+        let mut imported = Imported {
+            disk,
+            root: &import_root,
+            role,
+            importer: path.to_path_buf(),
+            files: &mut imports,
+        };
+        let processed = imported.process(&text, base, &[normalize(path)], 0);
+        let trimmed = js_trim(&processed);
+        let text = (!trimmed.is_empty()).then(|| (Arc::from(trimmed), disk.count_split(trimmed)));
+        Read {
+            text: Ok(text),
+            bytes,
+            imports,
+            written,
+        }
+    })
+}
+
+/// A rule file's text read as Qwen Code reads it (`parseRuleFile`): what
+/// it loads at start (empty: nothing), or `None` when `paths:` makes it
+/// wait for a matching file.
+fn parse_rule(raw: &str) -> Option<String> {
     let text = raw.strip_prefix('\u{feff}').unwrap_or(raw);
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let (scoped, body) = match split_front_matter(&text) {
@@ -666,10 +781,9 @@ fn parse_rule(raw: &str) -> Rule {
         None => (false, text.as_str()),
     };
     let content = js_trim(&strip_html_comments(body)).to_string();
-    match (scoped, content.is_empty()) {
-        (_, true) => Rule::Empty,
-        (true, false) => Rule::Scoped,
-        (false, false) => Rule::AtStart(content),
+    match scoped && !content.is_empty() {
+        true => None,
+        false => Some(content),
     }
 }
 
