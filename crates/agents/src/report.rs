@@ -71,6 +71,10 @@ fn detail(outcome: &Outcome, agent: Agent) -> String {
         Outcome::Skipped(Skip::DroppedWithSet) => {
             " (dropped with the other project files)".to_string()
         }
+        Outcome::Skipped(Skip::ScopedOut) if agent == Agent::CopilotCli => {
+            " (applyTo:/paths: in its front matter: only listed, with its patterns, for the model to open when it works on matching files; never sent)"
+                .to_string()
+        }
         Outcome::Skipped(Skip::ScopedOut) => {
             " (paths: in its front matter: loaded only for matching files, never at start)"
                 .to_string()
