@@ -1370,7 +1370,8 @@ fn every_kind_has_a_stable_name_and_is_a_gate() {
             "import_cycle",
             "duplicate",
             "over_recommended",
-            "not_shared"
+            "not_shared",
+            "hidden_text"
         ]
     );
     let dir = tempfile::tempdir().unwrap();
@@ -1495,4 +1496,50 @@ fn agent_zeros_chain_is_its_context_with_or_without_the_audits_scan() {
             }
         }
     }
+}
+
+/// A file any agent sends is read for characters a reader does not see,
+/// once, named by its first sender with every sender listed; a file none
+/// sends, and legitimate joiners and selectors, are not reported.
+#[test]
+fn hidden_text_in_what_agents_send_names_every_sender() {
+    let repo = Repo::new();
+    repo.write(
+        "AGENTS.md",
+        "use tabs\u{200B} always\nand \u{2066}this\u{2069}\n",
+    )
+    .write(
+        "CLAUDE.md",
+        "family \u{1F468}\u{200D}\u{1F469} \u{2764}\u{FE0F}\n",
+    )
+    .write("notes/README.md", "not read \u{202E}\n");
+    let tree = repo.audit(&[Agent::Codex, Agent::ClaudeCode, Agent::Pi]);
+    let found = of_kind(&tree, AgentWarningKind::HiddenText);
+    assert_eq!(
+        found,
+        [
+            ("codex", "AGENTS.md".to_string()),
+            ("codex", "AGENTS.md".to_string())
+        ],
+        "{:#?}",
+        tree.warnings
+    );
+    let lines: Vec<Option<usize>> = tree
+        .warnings
+        .iter()
+        .filter(|w| w.kind == AgentWarningKind::HiddenText)
+        .map(|w| w.line)
+        .collect();
+    assert_eq!(lines, [Some(1), Some(2)]);
+    let all = messages(&tree, AgentWarningKind::HiddenText, "codex", "AGENTS.md");
+    assert!(
+        all[0].starts_with("column 9: 1 zero-width character (U+200B)"),
+        "{all:?}"
+    );
+    assert!(all[1].contains("2 bidirectional controls"), "{all:?}");
+    // Claude Code reads CLAUDE.md, not AGENTS.md: codex and pi send it.
+    assert!(
+        all.iter().all(|m| m.ends_with("(sent by codex and pi)")),
+        "{all:?}"
+    );
 }

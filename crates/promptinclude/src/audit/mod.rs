@@ -11,6 +11,7 @@
 //! `docs/audit-schema.md` (schema [`SCHEMA`]).
 
 pub mod agents;
+mod hidden;
 pub mod html;
 pub mod summary;
 pub mod text;
@@ -314,7 +315,8 @@ fn scan_for_audit(
     };
     let mut note_expansions = |candidate: &Candidate, outcome: ReadOutcome| {
         if let ReadOutcome::Text(decoded) = &outcome {
-            let found = host_expansions(&candidate.display(), &decoded.text);
+            let mut found = host_expansions(&candidate.display(), &decoded.text);
+            found.extend(hidden::warnings(&candidate.display(), &decoded.text));
             if !found.is_empty() {
                 expansions.insert(candidate.as_bytes().to_vec(), found);
             }
@@ -514,7 +516,8 @@ fn read_unreached(
 ) -> Reading {
     match outcome {
         ReadOutcome::Text(decoded) => {
-            let found = host_expansions(&candidate.display(), &decoded.text);
+            let mut found = host_expansions(&candidate.display(), &decoded.text);
+            found.extend(hidden::warnings(&candidate.display(), &decoded.text));
             if !found.is_empty() {
                 expansions.insert(candidate.as_bytes().to_vec(), found);
             }

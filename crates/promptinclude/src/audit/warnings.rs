@@ -74,11 +74,14 @@ pub enum WarningKind {
     InvalidEnvValue,
     /// The root is not a directory: nothing is included.
     RootNotDirectory,
+    /// Characters a reader does not see (tag characters, bidirectional
+    /// controls, zero-width and format characters) in a rule file.
+    HiddenText,
 }
 
 impl WarningKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [WarningKind; 24] = [
+    pub const ALL: [WarningKind; 25] = [
         WarningKind::HostInclude,
         WarningKind::HostIncludeOriginal,
         WarningKind::HostPlaceholder,
@@ -103,6 +106,7 @@ impl WarningKind {
         WarningKind::SurprisingValue,
         WarningKind::InvalidEnvValue,
         WarningKind::RootNotDirectory,
+        WarningKind::HiddenText,
     ];
 
     /// The stable name used in JSON and in reports.
@@ -132,6 +136,7 @@ impl WarningKind {
             WarningKind::SurprisingValue => "surprising_value",
             WarningKind::InvalidEnvValue => "invalid_env_value",
             WarningKind::RootNotDirectory => "root_not_directory",
+            WarningKind::HiddenText => "hidden_text",
         }
     }
 }

@@ -35,11 +35,14 @@ pub enum AgentWarningKind {
     /// A project file that reaches one agent and not another started in the
     /// same place.
     NotShared,
+    /// Characters a reader does not see (tag characters, bidirectional
+    /// controls, zero-width and format characters) in a file an agent sends.
+    HiddenText,
 }
 
 impl AgentWarningKind {
     /// Every kind.
-    pub const ALL: [AgentWarningKind; 10] = [
+    pub const ALL: [AgentWarningKind; 11] = [
         AgentWarningKind::Truncated,
         AgentWarningKind::Shadowed,
         AgentWarningKind::DeadScope,
@@ -50,6 +53,7 @@ impl AgentWarningKind {
         AgentWarningKind::Duplicate,
         AgentWarningKind::OverRecommended,
         AgentWarningKind::NotShared,
+        AgentWarningKind::HiddenText,
     ];
 
     /// The stable name.
@@ -65,6 +69,7 @@ impl AgentWarningKind {
             AgentWarningKind::Duplicate => "duplicate",
             AgentWarningKind::OverRecommended => "over_recommended",
             AgentWarningKind::NotShared => "not_shared",
+            AgentWarningKind::HiddenText => "hidden_text",
         }
     }
 }

@@ -66,6 +66,7 @@ pub(super) fn collect(
                 }
             }
             super::lint::lint(files, disk, &mut found);
+            hidden_text(chains, disk, &mut found);
             found
         },
     );
@@ -404,6 +405,39 @@ fn scoped_rules(
                     ));
                 }
             }
+        }
+    }
+}
+
+/// Characters a reader does not see, in each file an agent sends (once per
+/// file, named by the first agent that sends it; Agent Zero's rule files
+/// are the plain audit's).
+fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
+    let mut senders: BTreeMap<&Path, Vec<&'static str>> = BTreeMap::new();
+    for agent in chains.iter().filter(|a| a.agent != Agent::AgentZero) {
+        for chain in &agent.chains {
+            for f in chain.context.files.iter().filter(|f| f.is_sent()) {
+                let names = senders.entry(f.path.as_path()).or_default();
+                if !names.contains(&agent.agent.name()) {
+                    names.push(agent.agent.name());
+                }
+            }
+        }
+    }
+    for (path, agents) in senders {
+        let Ok(bytes) = disk.read(path) else {
+            continue;
+        };
+        for finding in crate::audit::hidden::find(&crate::agents::lossy(&bytes)) {
+            found.add(AgentWarning {
+                kind: AgentWarningKind::HiddenText,
+                agent: agents[0],
+                path: path.to_path_buf(),
+                line: Some(finding.line),
+                message: format!("{} (sent by {})", finding.message(), english_list(&agents)),
+                dirs: Vec::new(),
+                lint_only: false,
+            });
         }
     }
 }
