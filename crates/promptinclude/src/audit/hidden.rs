@@ -116,28 +116,34 @@ pub(crate) fn find(text: &str) -> Vec<Finding> {
     if text.is_ascii() {
         return Vec::new();
     }
-    let chars: Vec<char> = text.chars().collect();
+    // Streamed, one character and its neighbours at a time: a rule file
+    // may be as large as the audit reads (no copy of it as characters).
     let mut findings: Vec<Finding> = Vec::new();
     let (mut line, mut column) = (1, 0);
     let mut in_flag = false;
     // Where the last tag character decoded was: a gap starts a new run.
     let mut last_tag: Option<usize> = None;
-    for (i, &c) in chars.iter().enumerate() {
+    let mut prev: Option<char> = None;
+    for (i, (at, c)) in text.char_indices().enumerate() {
+        let before = prev.replace(c);
         if c == '\n' {
             line += 1;
             column = 0;
             continue;
         }
         column += 1;
-        let prev = i.checked_sub(1).map(|p| chars[p]);
-        let next = chars.get(i + 1).copied();
+        if c.is_ascii() {
+            in_flag = false;
+            continue;
+        }
+        let next = text[at + c.len_utf8()..].chars().next();
         // A subdivision flag: U+1F3F4, tags, the cancel tag.
-        if is_tag(c) && (prev == Some('\u{1F3F4}') || in_flag) {
+        if is_tag(c) && (before == Some('\u{1F3F4}') || in_flag) {
             in_flag = c != '\u{E007F}';
             continue;
         }
         in_flag = false;
-        let Some(class) = classify(c, prev, next, i) else {
+        let Some(class) = classify(c, before, next, i) else {
             continue;
         };
         let at = match findings.iter().position(|f| f.class == class) {
