@@ -181,7 +181,14 @@ impl Expansion<'_> {
             return Resolved::Left(written, Skip::Outside);
         }
         let Ok(real) = self.disk.canonicalize(&written) else {
-            return Resolved::Left(written, Skip::NotFound);
+            // The text is left either way; naming a missing file above the
+            // bound "outside" keeps the report free of whatever lies there.
+            let why = if self.would_be(&written).starts_with(self.bounds.within) {
+                Skip::NotFound
+            } else {
+                Skip::Outside
+            };
+            return Resolved::Left(crate::js::resolve(&written), why);
         };
         if self.loaded.contains(&real) {
             return Resolved::Repeated(real);
@@ -202,6 +209,22 @@ impl Expansion<'_> {
             },
             _ => Resolved::Left(real, Skip::NotFound),
         }
+    }
+
+    /// Where the missing file `written` would be: its nearest existing
+    /// directory's real path, with the rest of the path (`..` resolved as
+    /// written) after it.
+    fn would_be(&self, written: &Path) -> PathBuf {
+        let lexical = crate::js::resolve(written);
+        let mut dir = lexical.as_path();
+        while let Some(parent) = dir.parent() {
+            dir = parent;
+            if let Ok(real) = self.disk.canonicalize(dir) {
+                let rest = lexical.strip_prefix(dir).unwrap_or(&lexical);
+                return real.join(rest);
+            }
+        }
+        lexical
     }
 
     fn record(&mut self, path: PathBuf, importer: &Path, bytes: Option<u64>, outcome: Outcome) {
@@ -384,6 +407,39 @@ mod tests {
             paths("````\n@a.md\n```\n@b.md\n- ```\n@c.md"),
             ["b.md", "c.md"]
         );
+    }
+
+    #[test]
+    fn a_missing_file_above_the_bound_is_outside_it() {
+        // Whether a file lies above the repository must not change what the
+        // report says of a missing import there (a checkout elsewhere has
+        // nothing above it).
+        let guard = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(guard.path()).unwrap().join("repo");
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        let file = root.join("docs/CLAUDE.md");
+        let skips = |text: &str| -> Vec<Outcome> {
+            let bounds = Bounds {
+                within: &root,
+                home: Path::new("/nonexistent-home"),
+            };
+            expand(&crate::disk::Live, &file, text, bounds, Role::Project)
+                .files
+                .into_iter()
+                .map(|f| f.outcome)
+                .collect()
+        };
+        let expected = vec![
+            Outcome::Skipped(Skip::Outside),
+            Outcome::Skipped(Skip::NotFound),
+            Outcome::Skipped(Skip::NotFound),
+            Outcome::Skipped(Skip::Outside),
+        ];
+        let text = "@../../a.md @../b.md @gone/../../c.md @gone/../../../d.md";
+        assert_eq!(skips(text), expected);
+        std::fs::write(root.parent().unwrap().join("a.md"), "above").unwrap();
+        std::fs::write(root.parent().unwrap().join("d.md"), "above").unwrap();
+        assert_eq!(skips(text), expected);
     }
 
     #[test]
