@@ -52,6 +52,17 @@ pub(crate) enum Class {
 }
 
 impl Class {
+    /// The class's name (a warning's cause).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Class::Tag => "Unicode tag characters",
+            Class::Bidi => "bidirectional controls",
+            Class::ZeroWidth => "zero-width characters",
+            Class::Format => "invisible format characters",
+            Class::VariationSelector => "variation selectors outside emoji",
+        }
+    }
+
     /// The class in words, for `n` characters of it.
     fn words(self, n: usize) -> String {
         let s = if n == 1 { "" } else { "s" };

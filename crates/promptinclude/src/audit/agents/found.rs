@@ -99,6 +99,9 @@ pub struct AgentWarning {
     pub line: Option<usize>,
     /// What is wrong, in words.
     pub message: String,
+    /// Why, in a few words that name no path: the warnings of one kind and
+    /// agent with one cause are one finding of the report's summary.
+    pub cause: &'static str,
     /// The directories the agent may be started in where it happens (the
     /// first of each chain; empty when it does not depend on that).
     pub dirs: Vec<PathBuf>,
@@ -117,6 +120,7 @@ impl Serialize for AgentWarning {
             #[serde(skip_serializing_if = "Option::is_none")]
             line: Option<usize>,
             message: &'a str,
+            cause: &'static str,
             dirs: Vec<String>,
             lint_only: bool,
         }
@@ -126,6 +130,7 @@ impl Serialize for AgentWarning {
             path: self.path.to_string_lossy().into_owned(),
             line: self.line,
             message: &self.message,
+            cause: self.cause,
             dirs: self
                 .dirs
                 .iter()
@@ -253,6 +258,7 @@ mod tests {
             path: PathBuf::from(path),
             line: None,
             message: message.to_string(),
+            cause: "a cause",
             dirs: dirs.iter().map(PathBuf::from).collect(),
             lint_only: false,
         }

@@ -254,7 +254,7 @@ pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
                 }
             } else if file.extension().is_some_and(|e| e == "md") {
                 found.add(lint_warning(
-                    AgentWarningKind::BadFrontMatter,
+                    (AgentWarningKind::BadFrontMatter, "a plain .md file among Cursor's rules"),
                     "cursor",
                     file,
                     None,
@@ -267,7 +267,7 @@ pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
             let rules = dir.join(".cursor/rules");
             if disk.metadata(&rules).is_ok_and(|m| m.is_dir()) {
                 found.add(lint_warning(
-                    AgentWarningKind::Shadowed,
+                    (AgentWarningKind::Shadowed, "a legacy .cursorrules beside project rules"),
                     "cursor",
                     file,
                     None,
@@ -286,7 +286,7 @@ pub(super) fn lint(files: &Files, disk: &dyn Disk, found: &mut Found) {
 }
 
 fn lint_warning(
-    kind: AgentWarningKind,
+    (kind, cause): (AgentWarningKind, &'static str),
     agent: &'static str,
     path: &Path,
     line: Option<usize>,
@@ -298,6 +298,7 @@ fn lint_warning(
         path: path.to_path_buf(),
         line,
         message,
+        cause,
         dirs: Vec::new(),
         lint_only: true,
     }
@@ -383,7 +384,7 @@ fn cursor_rule(file: &Path, text: &str, project: &Path, files: &Files, found: &m
     if value.is_empty() {
         if next.starts_with("- ") {
             found.add(warn(
-                AgentWarningKind::BadFrontMatter,
+                (AgentWarningKind::BadFrontMatter, "globs as a YAML list"),
                 "`globs:` as a YAML list: Cursor reads globs from the `globs:` line only, as one comma-separated string, so it finds none".to_string(),
             ));
         }
@@ -393,7 +394,7 @@ fn cursor_rule(file: &Path, text: &str, project: &Path, files: &Files, found: &m
         || (value.starts_with('\'') && value.ends_with('\''));
     if quoted || value.starts_with('[') {
         found.add(warn(
-            AgentWarningKind::BadFrontMatter,
+            (AgentWarningKind::BadFrontMatter, "quoted or bracketed globs"),
             format!(
                 "`globs: {value}`: Cursor reads globs as one unquoted comma-separated string; quotes and brackets become part of the pattern"
             ),
@@ -402,7 +403,7 @@ fn cursor_rule(file: &Path, text: &str, project: &Path, files: &Files, found: &m
     }
     if value.starts_with('*') {
         found.add(warn(
-            AgentWarningKind::BadFrontMatter,
+            (AgentWarningKind::BadFrontMatter, "globs that are not YAML"),
             format!(
                 "`globs: {value}` works in Cursor, but it is not YAML (a leading * starts an alias): YAML tools and other agents reading this front matter fail on it"
             ),
@@ -411,7 +412,7 @@ fn cursor_rule(file: &Path, text: &str, project: &Path, files: &Files, found: &m
     let patterns = globs(value);
     if any_match(Syntax::Lenient, &patterns, project, files) == Some(false) {
         found.add(warn(
-            AgentWarningKind::DeadScope,
+            (AgentWarningKind::DeadScope, "a scope no file matches today"),
             format!(
                 "`globs:` {} matches no file under {}: the rule is never attached",
                 listed(&patterns),
@@ -426,7 +427,7 @@ fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, fou
     let fields = front_matter_fields(text).unwrap_or_default();
     let Some(&(line, _, value)) = fields.iter().find(|(_, k, _)| *k == "applyTo") else {
         found.add(lint_warning(
-            AgentWarningKind::BadFrontMatter,
+            (AgentWarningKind::BadFrontMatter, "no applyTo"),
             "copilot",
             file,
             None,
@@ -445,7 +446,7 @@ fn copilot_instructions(file: &Path, text: &str, root: &Path, files: &Files, fou
     }
     if any_match(Syntax::Glob, &patterns, root, files) == Some(false) {
         found.add(lint_warning(
-            AgentWarningKind::DeadScope,
+            (AgentWarningKind::DeadScope, "a scope no file matches today"),
             "copilot",
             file,
             Some(line),

@@ -75,7 +75,7 @@ pub(super) fn collect(
 }
 
 fn warning(
-    kind: AgentWarningKind,
+    (kind, cause): (AgentWarningKind, &'static str),
     agent: Agent,
     file: &ContextFile,
     message: String,
@@ -87,6 +87,7 @@ fn warning(
         path: file.path.clone(),
         line: None,
         message,
+        cause,
         dirs: vec![chain.start.clone()],
         lint_only: false,
     }
@@ -107,7 +108,7 @@ fn outcomes(agent: Agent, advice: &Advice, chain: &Chain, disk: &dyn Disk, found
     for f in files {
         let (kind, message) = match &f.outcome {
             Outcome::Truncated { at, of } => (
-                K::Truncated,
+                (K::Truncated, "cut by the byte limit"),
                 format!(
                     "cut at byte {at} of {of} ({} bytes lost) by the {}-byte limit the chain shares",
                     of - at,
@@ -115,7 +116,7 @@ fn outcomes(agent: Agent, advice: &Advice, chain: &Chain, disk: &dyn Disk, found
                 ),
             ),
             Outcome::Skipped(Skip::LimitReached) => (
-                K::Truncated,
+                (K::Truncated, "left out by the byte limit"),
                 format!(
                     "not read at all ({} bytes lost): the files before it use up the {}-byte limit",
                     f.bytes.unwrap_or(0),
@@ -128,29 +129,30 @@ fn outcomes(agent: Agent, advice: &Advice, chain: &Chain, disk: &dyn Disk, found
             // user's approval, which that import's own warning says.
             Outcome::Shadowed { .. } if reached_otherwise(f, files, disk) => continue,
             Outcome::Shadowed { by } => (
-                K::Shadowed,
+                (K::Shadowed, "another file is read instead"),
                 format!("never read: {} is read instead", name(by)),
             ),
             Outcome::Skipped(Skip::NotFound) => (
-                K::UnresolvedImport,
+                (K::UnresolvedImport, "no such file"),
                 format!("{}no such file", by_parent(f)),
             ),
             // Approving an import of nothing loads nothing.
             Outcome::Skipped(Skip::Outside)
                 if advice.approves_imports && disk.metadata(&f.path).is_err() =>
             {
-                (K::UnresolvedImport, format!("{}no such file", by_parent(f)))
+                let kind = (K::UnresolvedImport, "no such file");
+                (kind, format!("{}no such file", by_parent(f)))
             }
             Outcome::Skipped(Skip::Outside) => (
-                K::UnresolvedImport,
+                (K::UnresolvedImport, "outside where the agent follows imports"),
                 format!("{}{}", by_parent(f), crate::agents::report::outside_words(agent)),
             ),
             Outcome::Skipped(Skip::TooDeep) => (
-                K::ImportTooDeep,
+                (K::ImportTooDeep, "nested deeper than the agent follows"),
                 format!("{}nested deeper than {} follows imports", by_parent(f), agent.name()),
             ),
             Outcome::Skipped(Skip::Repeated) if in_own_imports(f, files, disk) => (
-                K::ImportCycle,
+                (K::ImportCycle, "imports a file that imports it"),
                 format!("{}a file that it is itself imported from", by_parent(f)),
             ),
             _ => continue,
@@ -298,7 +300,7 @@ fn duplicates<'a>(
                 agent.name()
             );
             found.add(warning(
-                AgentWarningKind::Duplicate,
+                (AgentWarningKind::Duplicate, "the same text sent twice"),
                 agent,
                 f,
                 message,
@@ -338,7 +340,10 @@ fn over_recommended<'a>(
         if chars > size.max {
             let message = (size.words)(chars, size.max);
             found.add(warning(
-                AgentWarningKind::OverRecommended,
+                (
+                    AgentWarningKind::OverRecommended,
+                    "past the agent's size guidance",
+                ),
                 agent,
                 f,
                 message,
@@ -374,17 +379,22 @@ fn scoped_rules(
             let Some(scope) = (rules.scope)(&crate::agents::lossy(&bytes)) else {
                 continue;
             };
-            let lint = |kind, message| AgentWarning {
+            let lint = |(kind, cause), message| AgentWarning {
                 kind,
                 agent: agent.agent.name(),
                 path: f.path.clone(),
                 line: Some(scope.line),
                 message,
+                cause,
                 dirs: Vec::new(),
                 lint_only: false,
             };
             for surprise in &scope.surprises {
-                found.add(lint(AgentWarningKind::BadFrontMatter, surprise.clone()));
+                let kind = (
+                    AgentWarningKind::BadFrontMatter,
+                    "front matter read otherwise",
+                );
+                found.add(lint(kind, surprise.clone()));
             }
             if scope.scoped {
                 let base = (rules.base)(&f.path);
@@ -392,12 +402,12 @@ fn scoped_rules(
                 let listed = super::lint::listed(&scope.patterns);
                 if scope.patterns.iter().all(|p| (rules.never_matches)(p)) {
                     found.add(lint(
-                        AgentWarningKind::DeadScope,
+                        (AgentWarningKind::DeadScope, "a scope no path can match"),
                         format!("`{key}` {listed} can match no path: the rule never loads"),
                     ));
                 } else if matched == Some(false) {
                     found.add(lint(
-                        AgentWarningKind::DeadScope,
+                        (AgentWarningKind::DeadScope, "a scope no file matches today"),
                         format!(
                             "`{key}` {listed} matches no file under {} today: the rule does not load at start, and loads only once the agent reads or writes a matching path",
                             found.name(base)
@@ -435,6 +445,7 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
                 path: path.to_path_buf(),
                 line: Some(finding.line),
                 message: format!("{} (sent by {})", finding.message(), english_list(&agents)),
+                cause: finding.class.name(),
                 dirs: Vec::new(),
                 lint_only: false,
             });
@@ -532,6 +543,7 @@ fn not_shared<'a>(
         path: PathBuf,
         missed_by: &'static str,
         why: String,
+        cause: &'static str,
         loaded_by: Vec<&'static str>,
         dirs: Vec<PathBuf>,
     }
@@ -572,7 +584,7 @@ fn not_shared<'a>(
                 continue;
             };
             let missed_by = agents[b].agent.name();
-            let why = why_not_sent(path, other.chain, agents[b].agent, &found.root);
+            let (cause, why) = why_not_sent(path, other.chain, agents[b].agent, &found.root);
             let key = (target, missed_by, why, loaded_by.iter().copied().collect());
             let i = match index.get(&key) {
                 Some(&i) => i,
@@ -581,6 +593,7 @@ fn not_shared<'a>(
                         path: path.to_path_buf(),
                         missed_by,
                         why: key.2.clone(),
+                        cause,
                         loaded_by: key.3.clone(),
                         dirs: Vec::new(),
                     });
@@ -608,6 +621,7 @@ fn not_shared<'a>(
                 miss.missed_by,
                 miss.why
             ),
+            cause: miss.cause,
             dirs: miss.dirs,
             lint_only: false,
         });
@@ -618,8 +632,9 @@ fn not_shared<'a>(
 /// agent started in the same directory sends): what the chain says of that
 /// file, or of another file it reads from the same directory instead, or
 /// of a chain that sends no project file; else that there is nothing of
-/// it to send. Files are named from `root`, as every message names them.
-fn why_not_sent(path: &Path, chain: &Chain, agent: Agent, root: &Path) -> String {
+/// it to send: the cause, and the reason in words. Files are named from
+/// `root`, as every message names them.
+fn why_not_sent(path: &Path, chain: &Chain, agent: Agent, root: &Path) -> (&'static str, String) {
     let files = &chain.context.files;
     let name = |p: &Path| super::shown_path(root, p).into_owned();
     // An import waiting for approval says more than the shadow beside it.
@@ -627,25 +642,39 @@ fn why_not_sent(path: &Path, chain: &Chain, agent: Agent, root: &Path) -> String
     let waiting = entries().find(|f| f.outcome == Outcome::Skipped(Skip::Outside));
     if let Some(entry) = waiting.or_else(|| entries().next()) {
         return match &entry.outcome {
-            Outcome::Shadowed { by } => format!("{} reads {} instead", agent.name(), name(by)),
-            Outcome::Skipped(Skip::Outside) => {
+            Outcome::Shadowed { by } => (
+                "another file is read instead",
+                format!("{} reads {} instead", agent.name(), name(by)),
+            ),
+            Outcome::Skipped(Skip::Outside) => (
+                "its import of it lies outside where the agent follows imports",
                 format!(
                     "its import of it lies {}",
                     crate::agents::report::outside_words(agent)
-                )
-            }
-            outcome => format!("it is {} there", crate::agents::report::status(outcome)),
+                ),
+            ),
+            outcome => (
+                "the agent's chain there leaves it out",
+                format!("it is {} there", crate::agents::report::status(outcome)),
+            ),
         };
     }
     let dir = path.parent();
     if let Some(instead) = files.iter().find(|f| f.is_sent() && f.path.parent() == dir) {
-        return format!("{} reads {} instead", agent.name(), name(&instead.path));
+        return (
+            "another file of its directory is read instead",
+            format!("{} reads {} instead", agent.name(), name(&instead.path)),
+        );
     }
     // A chain that sends no project file at all: what its notes say (an
     // untrusted Gemini CLI folder).
     let sends_project = files.iter().any(|f| f.is_sent() && f.role == Role::Project);
     if let Some(note) = chain.context.notes.first().filter(|_| !sends_project) {
-        return note.clone();
+        return (
+            "the agent loads no project file there (its note says why)",
+            note.clone(),
+        );
     }
-    "no such file there, no import of it, no copy of its text".to_string()
+    let nothing = "no such file there, no import of it, no copy of its text";
+    (nothing, nothing.to_string())
 }
