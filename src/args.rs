@@ -816,6 +816,11 @@ pub struct AuditArgs {
     /// JSON Lines (schema promptinclude.audit/2): one record per root, then a summary.
     #[arg(long)]
     pub json: bool,
+    /// Print every record in the readable report: with --agents, each
+    /// agent's every chain and every warning, not the summary (its
+    /// headlines and findings grouped by kind, agent and cause).
+    #[arg(short, long, conflicts_with = "json")]
+    pub verbose: bool,
     /// Exit 1 when any root has a cropped file (`cropped`), a file left out
     /// by the budget (`skipped`), any warning (`warning`), or a warning of a
     /// given kind, e.g. `symlink_outside_root` (a committed link that reads

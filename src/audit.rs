@@ -146,7 +146,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut progress = Progress::new(roots.len());
     let mut write_result = Ok(());
-    let mut output = AuditOutput::new(args)?;
+    let mut output = AuditOutput::new(args, roots.len())?;
     let with_content = args.html_include_content;
     // One memo of token counts for every tree: repositories repeat each
     // other's rule files and the agents' framing.
@@ -243,13 +243,18 @@ struct AuditOutput {
     html: Option<HtmlParts>,
     out: std::io::BufWriter<std::io::StdoutLock<'static>>,
     json: bool,
+    /// Every chain and warning, not the agents' summary.
+    verbose: bool,
+    /// Roots left out of a report of many roots, which lists only those
+    /// with something to act on (`None`: every root is reported).
+    quiet: Option<usize>,
     /// Colours, and names and messages shown with `visible` (stdout is a terminal).
     style: Style,
 }
 
 impl AuditOutput {
     /// The outputs `args` ask for (the page's temporary file is created here).
-    fn new(args: &AuditArgs) -> Result<AuditOutput> {
+    fn new(args: &AuditArgs, roots: usize) -> Result<AuditOutput> {
         let paint = Paint(!args.json && use_color(args.color));
         let out = std::io::BufWriter::new(std::io::stdout().lock());
         let html = match &args.html {
@@ -260,6 +265,8 @@ impl AuditOutput {
             html,
             out,
             json: args.json,
+            verbose: args.verbose,
+            quiet: (!args.verbose && roots > text::MANY_ROOTS).then_some(0),
             style: Style {
                 paint,
                 escape: !args.json && std::io::stdout().is_terminal(),
@@ -289,12 +296,28 @@ impl AuditOutput {
         if self.json {
             write_record(&mut self.out, "root", report)?;
         } else {
-            text::write_root(&mut self.out, report, self.style)?;
+            match &mut self.quiet {
+                Some(quiet) => {
+                    let listed = text::write_root_line(&mut self.out, report, self.style)?;
+                    if !listed && (report.live_index.is_some() || report.agents.is_some()) {
+                        // What follows needs its root named.
+                        writeln!(self.out, "{}:", shown(self.style.escape, &report.root))?;
+                    } else if !listed {
+                        *quiet += 1;
+                    }
+                }
+                None => text::write_root(&mut self.out, report, self.style)?,
+            }
             if let Some(facts) = &report.live_index {
                 text::write_live_index(&mut self.out, facts)?;
             }
             if let Some(tree) = &report.agents {
-                promptinclude::audit::agents::text::write_tree(&mut self.out, tree, self.style)?;
+                use promptinclude::audit::agents::text::{write_digest, write_tree};
+                if self.verbose {
+                    write_tree(&mut self.out, tree, self.style)?;
+                } else {
+                    write_digest(&mut self.out, tree, self.style)?;
+                }
             }
         }
         match &mut self.html {
@@ -309,7 +332,7 @@ impl AuditOutput {
         if self.json {
             write_record(&mut self.out, "summary", summary)?;
         } else {
-            text::write_summary(&mut self.out, summary, self.style)?;
+            text::write_summary(&mut self.out, summary, self.quiet, self.style)?;
         }
         self.out.flush()?;
         if let Some(html) = self.html {

@@ -646,6 +646,26 @@ fn the_command_reports_the_chains_context_reports() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("codex 0.171.0: "), "{text}");
     assert!(
+        text.contains("truncated codex: cut by the byte limit"),
+        "the summary's finding: {text}"
+    );
+    assert!(
+        text.contains("e.g. services/payments/AGENTS.md: cut at byte"),
+        "{text}"
+    );
+    // --verbose lists each warning on its own line.
+    let mut verbose = common::command(common::binary());
+    verbose.args([
+        "audit",
+        "--agents",
+        "codex",
+        "--verbose",
+        "--home",
+        &home,
+        &root,
+    ]);
+    let text = String::from_utf8(verbose.output().unwrap().stdout).unwrap();
+    assert!(
         text.contains("truncated codex services/payments/AGENTS.md: cut at byte"),
         "{text}"
     );
@@ -1542,4 +1562,326 @@ fn hidden_text_in_what_agents_send_names_every_sender() {
         all.iter().all(|m| m.ends_with("(sent by codex and pi)")),
         "{all:?}"
     );
+}
+
+/// Runs `audit --agents all` on `repo` with `extra` arguments.
+fn audit_command(repo: &Repo, extra: &[&str]) -> std::process::Output {
+    let mut command = common::command(common::binary());
+    command
+        .args(["audit", "--agents", "all", "--color", "never", "--home"])
+        .arg(&repo.home)
+        .args(extra)
+        .arg(&repo.root)
+        .env("HOME", &repo.home);
+    command.output().unwrap()
+}
+
+/// The weighted lower median and the extremes of (value, weight) pairs.
+fn spread(mut values: Vec<(u64, u64)>) -> (u64, u64, u64) {
+    values.sort_unstable();
+    let total: u64 = values.iter().map(|v| v.1).sum();
+    let mut seen = 0;
+    let median = values
+        .iter()
+        .find(|(_, w)| {
+            seen += w;
+            seen >= total.div_ceil(2)
+        })
+        .unwrap()
+        .0;
+    (values[0].0, median, values[values.len() - 1].0)
+}
+
+/// `n` and its noun.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What the summary must say of one tree, computed here from its JSON
+/// record alone: the lines of its headlines, in order, then for each
+/// finding its first line and what the lines under it must hold.
+#[allow(clippy::type_complexity)]
+fn summary_from_json(record: &serde_json::Value) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    use std::collections::{BTreeMap, BTreeSet};
+    let tree = &record["agents"];
+    let root = tree["root"].as_str().unwrap();
+    let below = |p: &str| p.starts_with(&format!("{root}/"));
+    let gone = ["unresolved", "too_deep", "repeated", "outside"];
+    let agents = tree["agents"].as_array().unwrap();
+    let files = |a: &serde_json::Value| -> Vec<serde_json::Value> {
+        let chains = a["chains"].as_array().unwrap();
+        chains
+            .iter()
+            .flat_map(|c| c["files"].as_array().unwrap().clone())
+            .collect()
+    };
+    let mut context = BTreeSet::new();
+    for a in agents.iter().filter(|a| a["agent"] != "agent-zero") {
+        for f in files(a) {
+            let (path, status) = (f["path"].as_str().unwrap(), f["status"].as_str().unwrap());
+            if f["role"] != "global" && !gone.contains(&status) && below(path) {
+                context.insert(path.to_string());
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    let dir_count = |c: &serde_json::Value| c["dir_count"].as_u64().unwrap();
+    let directories: u64 = agents[0]["chains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(dir_count)
+        .sum();
+    lines.push(format!(
+        ": {} and {} (",
+        counted(directories as usize, "directory", "directories"),
+        counted(context.len(), "context file", "context files")
+    ));
+    for a in agents {
+        let chains = a["chains"].as_array().unwrap();
+        let dirs: u64 = chains.iter().map(dir_count).sum();
+        lines.push(format!("  {} ", a["agent"].as_str().unwrap()));
+        lines.push(format!(
+            ": {} over {}\n",
+            counted(chains.len(), "chain", "chains"),
+            counted(dirs as usize, "directory", "directories")
+        ));
+        let of = |key: &str| {
+            spread(
+                chains
+                    .iter()
+                    .map(|c| (c[key].as_u64().unwrap(), dir_count(c)))
+                    .collect(),
+            )
+        };
+        let (b, t) = (of("bytes"), of("tokens"));
+        lines.push(if b.0 == b.2 && t.0 == t.2 {
+            format!("    sends {} bytes, {} tokens\n", b.2, t.2)
+        } else {
+            format!(
+                "    sends {} to {} bytes (median {}), {} to {} tokens (median {})\n",
+                b.0, b.2, b.1, t.0, t.2, t.1
+            )
+        });
+        if a["agent"] == "agent-zero" {
+            continue;
+        }
+        let entries = files(a);
+        let sent: BTreeSet<&str> = entries
+            .iter()
+            .filter(|f| ["loaded", "truncated"].contains(&f["status"].as_str().unwrap()))
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        let never: Vec<&String> = context
+            .iter()
+            .filter(|p| !sent.contains(p.as_str()))
+            .collect();
+        if never.is_empty() {
+            lines.push("    reads every context file from some directory\n".to_string());
+        } else {
+            let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+            for p in &never {
+                let first = entries.iter().find(|f| f["path"] == p.as_str());
+                let word = first.map_or("never looked at", |f| f["status"].as_str().unwrap());
+                *why.entry(word).or_default() += 1;
+            }
+            let mut why: Vec<(&str, usize)> = why.into_iter().collect();
+            why.sort_by_key(|w| std::cmp::Reverse(w.1));
+            let why: Vec<String> = why.iter().map(|(w, n)| format!("{n} {w}")).collect();
+            lines.push(format!(
+                "    never reads {} of the {} context files: {}\n",
+                never.len(),
+                context.len(),
+                why.join(", ")
+            ));
+        }
+    }
+    let warnings = tree["warnings"].as_array().unwrap();
+    let mut findings: BTreeMap<(&str, &str, &str), Vec<&serde_json::Value>> = BTreeMap::new();
+    for w in warnings {
+        let key = |k: &str| w[k].as_str().unwrap();
+        findings
+            .entry((key("kind"), key("agent"), key("cause")))
+            .or_default()
+            .push(w);
+    }
+    lines.push(if warnings.is_empty() {
+        "  no agent warnings\n".to_string()
+    } else {
+        format!(
+            "  {} in {} (",
+            counted(warnings.len(), "agent warning", "agent warnings"),
+            counted(findings.len(), "finding", "findings")
+        )
+    });
+    let blocks = findings
+        .iter()
+        .map(|((kind, agent, cause), ws)| {
+            let paths: BTreeSet<&str> = ws.iter().map(|w| w["path"].as_str().unwrap()).collect();
+            let dirs: BTreeSet<&str> = ws
+                .iter()
+                .flat_map(|w| w["dirs"].as_array().unwrap())
+                .map(|d| d.as_str().unwrap())
+                .collect();
+            let mut under = Vec::new();
+            if paths.len() > 1 {
+                under.push(format!(
+                    "          {}: ",
+                    counted(paths.len(), "file", "files")
+                ));
+            }
+            under.push("          e.g. ".to_string());
+            if !dirs.is_empty() {
+                let n = counted(dirs.len(), "directory", "directories");
+                under.push(format!("          started in {n}: "));
+            }
+            (format!(" {} {kind} {agent}: {cause}\n", ws.len()), under)
+        })
+        .collect();
+    (lines, blocks)
+}
+
+#[test]
+fn every_count_of_the_summary_is_the_jsons() {
+    // The summary is read instead of the records: each of its numbers must
+    // be what the JSON's records add up to (computed here from the JSON
+    // alone), on random trees.
+    let seed = common::fresh_seed("PROMPTINCLUDE_SUMMARY_SEED");
+    let mut rng = Rng::new(seed);
+    let mut findings = 0;
+    for case in 0..8 {
+        let repo = Repo::new();
+        random_monorepo(&mut rng, &repo);
+        let json = audit_command(&repo, &["--json"]);
+        assert!(json.status.success(), "seed {seed} case {case}: {json:?}");
+        let json = String::from_utf8(json.stdout).unwrap();
+        let record: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+        let text = String::from_utf8(audit_command(&repo, &[]).stdout).unwrap();
+        let fail = |what: &str| -> ! { panic!("seed {seed} case {case}: {what} in\n{text}") };
+        let (lines, blocks) = summary_from_json(&record);
+        let mut rest = text.as_str();
+        for line in lines {
+            // In order: each after the one before.
+            match rest.find(&line) {
+                Some(at) => rest = &rest[at + line.len()..],
+                None => fail(&format!("{line:?} not found in order")),
+            }
+        }
+        // Each finding the text lists is one the JSON calls for, with what
+        // the JSON says under it; the first 40 are listed, the rest counted.
+        let is_head = |l: &&str| {
+            let indent = l.len() - l.trim_start().len();
+            (4..10).contains(&indent) && l.trim_start().starts_with(|c: char| c.is_ascii_digit())
+        };
+        let listed: Vec<&str> = rest.lines().filter(is_head).collect();
+        assert_eq!(
+            listed.len(),
+            blocks.len().min(40),
+            "seed {seed} case {case}: finding lines in\n{text}"
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for line in listed {
+            let head = format!(" {}\n", line.trim_start());
+            let Some((_, under)) = blocks.iter().find(|(h, _)| *h == head) else {
+                fail(&format!("{head:?}, which the JSON does not call for,"));
+            };
+            if !seen.insert(head.clone()) {
+                fail(&format!("{head:?} twice"));
+            }
+            let at = rest.find(line).unwrap();
+            let after = &rest[at + line.len() + 1..];
+            let block: Vec<&str> = after
+                .lines()
+                .take_while(|l| l.starts_with("          "))
+                .collect();
+            let block = block.join("\n") + "\n";
+            for piece in under {
+                if !block.contains(piece.as_str()) {
+                    fail(&format!("{piece:?} not under {head:?}"));
+                }
+            }
+            // No line the JSON does not call for.
+            if block.lines().count() != under.len() {
+                fail(&format!(
+                    "{} lines under {head:?}, not {}",
+                    block.lines().count(),
+                    under.len()
+                ));
+            }
+        }
+        if blocks.len() > 40 {
+            let more = format!("  and {} more findings (", blocks.len() - 40);
+            assert!(
+                rest.contains(&more),
+                "seed {seed} case {case}: {more:?} in\n{text}"
+            );
+        }
+        findings += blocks.len();
+    }
+    assert!(findings > 0, "seed {seed}: no tree had a warning");
+}
+
+/// The agents' part of `audit --agents all` on `repo`, its paths and the numbers
+/// that depend on them (what is sent names the files by absolute path)
+/// replaced, compared with the reviewed snapshot
+/// `tests/snapshots/audit/NAME.snap`.
+fn check_summary_snapshot(name: &str, repo: &Repo, extra: &[&str]) {
+    let out = audit_command(repo, extra);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The agents' part (the plain audit's budget counts the paths' tokens).
+    let text = &text[text.find("agents in ").unwrap()..text.find("\nsummary: ").unwrap()];
+    let sends = regex::Regex::new(r"(?m)^(    sends ).*$").unwrap();
+    let base = repo.root.parent().unwrap().to_string_lossy().into_owned();
+    let text = text
+        .replace(&repo.root.to_string_lossy().into_owned(), "[ROOT]")
+        .replace(&repo.home.to_string_lossy().into_owned(), "[HOME]")
+        .replace(&base, "[BASE]");
+    let text = sends.replace_all(&text, "${1}[..]");
+    insta::with_settings!({
+        snapshot_path => "snapshots/audit",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, format!("{text}<END>"));
+    });
+}
+
+/// Copies the tree `from` to `to` (files and directories only).
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_summary_of_the_fixture_monorepo() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents");
+    let repo = Repo::new();
+    copy_tree(&fixtures.join("mono"), &repo.root);
+    copy_tree(&fixtures.join("home"), &repo.home);
+    check_summary_snapshot("fixture-mono", &repo, &[]);
+}
+
+#[test]
+fn the_summary_of_a_generated_monorepo() {
+    // Twelve projects of the random generator, from a fixed seed: a tree of
+    // a hundred directories and hundreds of warnings, summed up in a page.
+    let repo = Repo::new();
+    let mut rng = Rng::new(20261207);
+    for project in 0..12 {
+        random_monorepo_at(
+            &mut rng,
+            &repo.root.join(format!("p{project:02}")),
+            &repo.home,
+        );
+    }
+    check_summary_snapshot("generated-mono", &repo, &[]);
 }

@@ -812,3 +812,89 @@ fn hidden_text_in_rule_files_is_reported_by_line_with_its_payload() {
         "{messages:?}"
     );
 }
+
+#[test]
+fn many_roots_list_only_those_with_something_to_act_on() {
+    // Above 20 roots, one line per root with a finding, its counts the
+    // JSON's; the quiet ones counted. At 20, every root's table.
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    let mut roots = Vec::new();
+    for i in 0..23 {
+        let root = format!("r{i:02}");
+        write(
+            base,
+            &format!("{root}/a.promptinclude.md"),
+            format!("rule {i}\n"),
+        );
+        if i % 7 == 3 {
+            write(base, &format!("{root}/b.promptinclude.md"), "");
+            write(
+                base,
+                &format!("{root}/c.promptinclude.md"),
+                b"\xff\xfe bad\n",
+            );
+        }
+        if i == 5 {
+            write(
+                base,
+                &format!("{root}/big.promptinclude.md"),
+                "word ".repeat(4000),
+            );
+        }
+        roots.push(root);
+    }
+    let args: Vec<&str> = roots.iter().map(String::as_str).collect();
+    let (records, summary, _) = audit_json(&args, base);
+    let mut audit = vec!["audit", "--color", "never"];
+    audit.extend(&args);
+    let out = promptinclude(&audit, base);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = text(&out.stdout);
+    let mut listed = 0;
+    for record in &records {
+        let root = record["root"].as_str().unwrap();
+        let line = report.lines().find(|l| l.starts_with(&format!("{root}:")));
+        let ws = warnings(record);
+        let totals = &record["totals"];
+        let quiet = ws.is_empty() && totals["cropped"] == 0 && totals["skipped"] == 0;
+        match line {
+            None => assert!(quiet, "{root} not listed in\n{report}"),
+            Some(line) => {
+                assert!(!quiet, "{root} listed: {line}");
+                listed += 1;
+                let files = totals["rule_files"].as_u64().unwrap();
+                assert!(
+                    line.starts_with(&format!("{root}: {files} rule files")),
+                    "{line}"
+                );
+                let mut kinds: Vec<&str> = ws.iter().map(|w| w.0.as_str()).collect();
+                kinds.dedup();
+                for kind in kinds {
+                    let n = ws.iter().filter(|w| w.0 == kind).count();
+                    assert!(line.contains(&format!("{kind} {n}")), "{kind} {n}: {line}");
+                }
+            }
+        }
+    }
+    assert!(listed >= 4, "{report}");
+    let quiet = records.len() - listed;
+    assert!(
+        report.contains(&format!(
+            "{quiet} of 23 roots with nothing to act on are not listed"
+        )),
+        "{report}"
+    );
+    for (kind, n) in summary["warnings_by_kind"].as_object().unwrap() {
+        assert!(report.contains(&format!("{kind} {n}")), "{kind}: {report}");
+    }
+    assert!(!report.contains("\n  STATUS "), "{report}");
+    // --verbose, or 20 roots, gives every root's table.
+    audit.push("--verbose");
+    let verbose = text(&promptinclude(&audit, base).stdout);
+    assert_eq!(verbose.matches("\n  STATUS ").count(), 23, "{verbose}");
+    let mut twenty = vec!["audit", "--color", "never"];
+    twenty.extend(&args[..20]);
+    let twenty = text(&promptinclude(&twenty, base).stdout);
+    assert_eq!(twenty.matches("\n  STATUS ").count(), 20, "{twenty}");
+}

@@ -38,14 +38,92 @@ pub fn write_error(
     )
 }
 
+/// Above this many roots the readable report gives one line per root
+/// with something to act on (a cut or skipped file, an unreadable one, a
+/// warning, a failed gate), not each root's table; `--verbose` gives the
+/// tables.
+pub const MANY_ROOTS: usize = 20;
+
+/// Writes one root's line of the report of many roots, if it has something
+/// to act on; whether it had.
+pub fn write_root_line(out: &mut impl Write, report: &RootAudit, style: Style) -> io::Result<bool> {
+    let t = &report.totals;
+    let files: Vec<String> = [
+        (t.cropped, "cropped"),
+        (t.skipped, "skipped"),
+        (t.unreadable, "unreadable"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, word)| format!("{n} {word}"))
+    .collect();
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for w in &report.warnings {
+        match kinds.iter_mut().find(|(k, _)| *k == w.kind.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((w.kind.as_str(), 1)),
+        }
+    }
+    if report.is_dir && files.is_empty() && kinds.is_empty() && report.gate_failures == 0 {
+        return Ok(false);
+    }
+    let mut line = format!(
+        "{}: ",
+        style.paint.code("1", &shown(style.escape, &report.root))
+    );
+    if !report.is_dir {
+        line.push_str("not a directory");
+    } else {
+        line.push_str(&format!("{} rule files", t.rule_files));
+        if !files.is_empty() {
+            line.push_str(&format!(" ({})", files.join(", ")));
+        }
+        line.push_str(&format!(
+            ", {} tokens included ({} of the budget)",
+            t.tokens_included,
+            percent(t.budget_share)
+        ));
+    }
+    if !kinds.is_empty() {
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        line.push_str(&format!("; warnings: {}", kinds.join(", ")));
+    }
+    if report.gate_failures > 0 {
+        line.push_str(&format!("; gate failures {}", report.gate_failures));
+    }
+    writeln!(out, "{line}")?;
+    Ok(true)
+}
+
 /// Writes one root's report.
 pub fn write_root(out: &mut impl Write, report: &RootAudit, style: Style) -> io::Result<()> {
     write_report(out, report, style.paint, style.escape)
 }
 
-/// Writes the summary over all roots.
-pub fn write_summary(out: &mut impl Write, s: &Summary, style: Style) -> io::Result<()> {
+/// Writes the summary over all roots; `quiet`, when the report lists only
+/// the roots with something to act on, is how many it left out.
+pub fn write_summary(
+    out: &mut impl Write,
+    s: &Summary,
+    quiet: Option<usize>,
+    style: Style,
+) -> io::Result<()> {
     let paint = style.paint;
+    if let Some(quiet) = quiet {
+        writeln!(
+            out,
+            "{quiet} of {} roots with nothing to act on are not listed (--verbose lists every root)",
+            s.roots + s.errors
+        )?;
+        if !s.warnings_by_kind.is_empty() {
+            let kinds: Vec<String> = s
+                .warnings_by_kind
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            writeln!(out, "warnings by kind: {}", kinds.join(", "))?;
+        }
+    }
     let mut line = format!(
         "summary: roots {}, rule files {}, tokens included {} of {} counted, cropped {}, skipped {}, warnings {}",
         s.roots, s.rule_files, s.tokens_included, s.tokens_counted, s.cropped, s.skipped, s.warnings

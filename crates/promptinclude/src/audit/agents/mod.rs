@@ -13,6 +13,7 @@
 //! again ([`contexts_shared`]). The JSON form is the `agents` record of
 //! `docs/audit-schema.md`.
 
+pub mod digest;
 mod found;
 pub(crate) mod lint;
 pub mod text;
