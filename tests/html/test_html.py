@@ -458,6 +458,33 @@ def test_agents_view(tmp, browser):
     browser.get(page.as_uri())
     assert browser.title != "pwned"
     assert browser.find_elements(By.CSS_SELECTOR, "img") == []
+    # The summary leads the root's section, before Agent Zero's table and
+    # the treemaps, and its numbers are the JSON's.
+    order = browser.execute_script(
+        "const s = document.querySelector('section.root');"
+        "return [...s.querySelectorAll('section.digest, table.files, details.agent')].map(e => e.tagName + '.' + e.className);"
+    )
+    assert order[0] == "SECTION.digest" and order.index("DETAILS.agent") > 0, order
+    overview = browser.execute_script(
+        "const o = document.getElementById('overview'), r = document.getElementById('roots');"
+        "return o.compareDocumentPosition(r) & Node.DOCUMENT_POSITION_PRECEDING;"
+    )
+    assert overview, "the overview of Agent Zero's files follows the roots"
+    for agent in tree["agents"]:
+        row = browser.find_element(By.CSS_SELECTOR, f"table.headlines tr[data-agent='{agent['agent']}']")
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        dirs = sum(c["dir_count"] for c in agent["chains"])
+        assert cells[1:3] == [str(len(agent["chains"])), str(dirs)], (agent["agent"], cells)
+        sizes = sorted(c["bytes"] for c in agent["chains"])
+        assert cells[3].startswith(f"{sizes[0]} / ") and cells[3].endswith(f" / {sizes[-1]}"), cells
+    findings = {(w["kind"], w["agent"], w["cause"]) for w in tree["warnings"]}
+    items = browser.find_elements(By.CSS_SELECTOR, "section.digest ul.findings li")
+    assert len(items) == len(findings)
+    for item in items:
+        key = (item.get_attribute("data-kind"), item.get_attribute("data-agent"))
+        count = int(item.find_element(By.CSS_SELECTOR, "b").text)
+        cause = item.text.split("\n")[0].split(": ", 1)[1]
+        assert count == sum((w["kind"], w["agent"], w["cause"]) == key + (cause,) for w in tree["warnings"]), item.text
     for agent in tree["agents"]:
         box = browser.find_element(By.CSS_SELECTOR, f"details.agent[data-agent='{agent['agent']}']")
         assert f"{agent['agent']} {agent['version']}: {len(agent['chains'])} chain" in box.text

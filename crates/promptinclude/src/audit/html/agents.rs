@@ -1,5 +1,7 @@
-//! The "Agents" view of a root (`audit --agents … --html`): per agent, a
-//! treemap of the tree (each directory sized by the bytes the agent sends
+//! The "Agents" view of a root (`audit --agents … --html`): first the
+//! tree's summary (the text report's [`Digest`]: per agent a headline,
+//! then the findings, what matters most first); then per agent a treemap
+//! of the tree (each directory sized by the bytes the agent sends
 //! when started there, coloured by how close that is to the agent's
 //! limit), its chains with their cut points, and the warnings, which the
 //! page's script filters by kind and agent.
@@ -13,6 +15,7 @@ use std::path::Path;
 
 use super::push_name;
 use crate::agents::{Outcome, Skip};
+use crate::audit::agents::digest::{Digest, Finding, Headline};
 use crate::audit::agents::{shown_path, AgentChains, Chain, TreeAudit};
 
 /// The treemap's drawing area, in SVG user units.
@@ -22,9 +25,174 @@ const HEIGHT: f64 = 160.0;
 /// 100,000 directories stays a drawing of what can be seen.
 const SMALLEST: f64 = 0.5;
 
-/// Pushes the Agents part of a root's section.
+/// Pushes the summary of the agents' view of a tree: what leads a root's
+/// section.
+pub(crate) fn push_digest(h: &mut String, tree: &TreeAudit) {
+    let digest = Digest::of(tree);
+    let _ = write!(
+        h,
+        "<section class=digest><h3>Agents: summary</h3><p>{} director{}, {} context file{} \
+         (files below the root some agent reads or passes over)</p>",
+        digest.directories,
+        plural(digest.directories, "y", "ies"),
+        digest.context_files,
+        plural(digest.context_files, "", "s"),
+    );
+    h.push_str(
+        "<div class=tw><table class=headlines><thead><tr><th scope=col>Agent</th>\
+         <th scope=col>Chains</th><th scope=col>Directories</th>\
+         <th scope=col>Bytes sent (min / median / max)</th>\
+         <th scope=col>Tokens (min / median / max)</th><th scope=col>Limit</th>\
+         <th scope=col>Never reads</th></tr></thead><tbody>",
+    );
+    for agent in &digest.agents {
+        push_headline(h, agent, digest.context_files);
+    }
+    h.push_str("</tbody></table></div>");
+    for agent in &digest.agents {
+        for (note, dirs) in &agent.notes {
+            let _ = write!(
+                h,
+                "<p class=tool>{} (in {dirs} director{}): ",
+                agent.agent.name(),
+                plural(*dirs, "y", "ies")
+            );
+            push_name(h, note);
+            h.push_str("</p>");
+        }
+    }
+    if digest.warnings == 0 {
+        h.push_str("<p>No agent warnings.</p></section>");
+        return;
+    }
+    let _ = write!(
+        h,
+        "<p class=findings-count>{} agent warning{} in {} finding{} (every warning: the table below)</p>",
+        digest.warnings,
+        plural(digest.warnings, "", "s"),
+        digest.findings.len(),
+        plural(digest.findings.len(), "", "s"),
+    );
+    let mut concern = None;
+    for finding in &digest.findings {
+        if concern != Some(finding.concern) {
+            if concern.is_some() {
+                h.push_str("</ul>");
+            }
+            concern = Some(finding.concern);
+            let _ = write!(h, "<h4>{}</h4><ul class=findings>", finding.concern.title());
+        }
+        push_finding(h, &tree.root, finding);
+    }
+    h.push_str("</ul></section>");
+}
+
+fn push_headline(h: &mut String, agent: &Headline, context_files: usize) {
+    let name = agent.agent.name();
+    let _ = write!(
+        h,
+        "<tr data-agent={name}><td>{name} {}</td>",
+        agent.agent.version()
+    );
+    if let Some(error) = agent.error {
+        h.push_str("<td colspan=6 class=bad>would not start: ");
+        push_name(h, error);
+        h.push_str("</td></tr>");
+        return;
+    }
+    let (b, t) = (agent.bytes, agent.tokens);
+    let _ = write!(
+        h,
+        "<td class=num>{}</td><td class=num>{}</td><td class=num>{} / {} / {}</td>\
+         <td class=num>{} / {} / {}</td><td>",
+        agent.chains, agent.directories, b.min, b.median, b.max, t.min, t.median, t.max
+    );
+    if let Some(limit) = agent.limit {
+        if limit.full_chains == 0 {
+            let _ = write!(
+                h,
+                "{} bytes, largest use {}%",
+                limit.max, limit.largest_percent
+            );
+        } else {
+            let _ = write!(
+                h,
+                "{} bytes, all of it in {} chain{} ({} director{})",
+                limit.max,
+                limit.full_chains,
+                plural(limit.full_chains, "", "s"),
+                limit.full_directories,
+                plural(limit.full_directories, "y", "ies")
+            );
+        }
+    }
+    h.push_str("</td><td>");
+    if let Some(never) = &agent.never_read {
+        let why: Vec<String> = never.why.iter().map(|(w, n)| format!("{n} {w}")).collect();
+        let _ = write!(h, "{} of {context_files}", never.count);
+        if !why.is_empty() {
+            let _ = write!(h, ": {}", why.join(", "));
+        }
+    }
+    h.push_str("</td></tr>");
+}
+
+fn push_finding(h: &mut String, root: &Path, finding: &Finding) {
+    let kind = finding.kind.as_str();
+    let _ = write!(
+        h,
+        "<li data-kind={kind} data-agent={}><b class=num>{}</b> <code>{kind}</code> {}: {}",
+        finding.agent,
+        finding.warnings.len(),
+        finding.agent,
+        finding.cause
+    );
+    if finding.files > 1 {
+        let names: Vec<String> = finding
+            .names
+            .iter()
+            .take(3)
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect();
+        let _ = write!(h, "<br>{} files: ", finding.files);
+        push_name(h, &names.join(", "));
+        if finding.names.len() > 3 {
+            let _ = write!(h, " and {} more", finding.names.len() - 3);
+        }
+    }
+    let first = finding.warnings[0];
+    h.push_str("<br>e.g. <span class=path>");
+    push_name(h, &shown_path(root, &first.path));
+    if let Some(line) = first.line {
+        let _ = write!(h, ":{line}");
+    }
+    h.push_str("</span>: ");
+    push_name(h, &first.message);
+    if finding.directories > 0 {
+        let under: Vec<String> = finding
+            .under
+            .iter()
+            .take(4)
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect();
+        let _ = write!(
+            h,
+            "<br>started in {} director{}: ",
+            finding.directories,
+            plural(finding.directories, "y", "ies")
+        );
+        push_name(h, &under.join(", "));
+        if finding.under.len() > 4 {
+            let _ = write!(h, " and {} more", finding.under.len() - 4);
+        }
+    }
+    h.push_str("</li>");
+}
+
+/// Pushes the Agents part of a root's section (after its summary): per
+/// agent its treemap and chains, then every warning.
 pub(crate) fn push_agents(h: &mut String, tree: &TreeAudit) {
-    h.push_str("<section class=agents><h3>Agents</h3>");
+    h.push_str("<section class=agents><h3>Agents: chains and every warning</h3>");
     for agent in &tree.agents {
         push_agent(h, tree, agent);
     }

@@ -142,6 +142,9 @@ pub struct HtmlReport {
     warnings: usize,
     errors: usize,
     index: usize,
+    /// Some root has the agents' view: the roots then lead the page, the
+    /// overview of Agent Zero's rule files follows them.
+    agents: bool,
 }
 
 fn status_class(status: FileStatus) -> &'static str {
@@ -170,6 +173,7 @@ impl HtmlReport {
             warnings: 0,
             errors: 0,
             index: 0,
+            agents: false,
         }
     }
 
@@ -187,9 +191,16 @@ impl HtmlReport {
         let index = self.index;
         self.index += 1;
         self.note(index, audit);
+        self.agents |= audit.agents.is_some();
         let mut h = String::with_capacity(2048);
         let _ = write!(h, "<section class=root id=r{index}>");
         push_root_header(&mut h, audit);
+        // With the agents, what they load leads: Agent Zero's own rule
+        // files (often none) follow.
+        if let Some(tree) = &audit.agents {
+            agents::push_digest(&mut h, tree);
+            h.push_str("<h3>Agent Zero's rule files (*.promptinclude.md)</h3>");
+        }
         push_bar(&mut h, audit, audit.config.max_total_tokens.to_f64());
         push_file_table(&mut h, audit);
         push_warning_list(&mut h, audit);
@@ -300,8 +311,12 @@ impl HtmlReport {
                 " · without rule-file content"
             }
         );
-        self.push_overview(&mut h, n);
-        self.push_across(&mut h);
+        let mut overview = String::new();
+        self.push_overview(&mut overview, n);
+        self.push_across(&mut overview);
+        if !self.agents {
+            h.push_str(&overview);
+        }
         h.push_str(
             "<section id=\"roots\" aria-labelledby=\"roots-h\"><h2 id=\"roots-h\">Roots</h2>\
              <div id=\"controls\" hidden><label for=\"q\">Filter roots and files</label> \
@@ -312,7 +327,11 @@ impl HtmlReport {
         );
         out.write_all(h.as_bytes())?;
         io::copy(roots, out)?;
-        let tail = format!("</section></main><script>{SCRIPT}</script></body></html>\n");
+        out.write_all(b"</section>")?;
+        if self.agents {
+            out.write_all(overview.as_bytes())?;
+        }
+        let tail = format!("</main><script>{SCRIPT}</script></body></html>\n");
         out.write_all(tail.as_bytes())
     }
 
