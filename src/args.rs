@@ -847,6 +847,12 @@ pub struct AuditArgs {
     /// Embed each root's rendered section in the HTML page (collapsed).
     #[arg(long, requires = "html", help_heading = "HTML report")]
     pub html_include_content: bool,
+    /// Also write the warnings (with --agents, the agents' too) as one SARIF
+    /// 2.1.0 log to FILE, for code scanning: each at its file and line, its
+    /// kind as the rule, with a level and a stable fingerprint; at most
+    /// 5,000 results, the most severe (written atomically).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Also tell, per root, what a live index (the MCP server, `--watch`,
     /// the Python `Index`) would keep and what it would look at again on
     /// every scan, and why (directories holding links, network or FUSE file

@@ -14,6 +14,7 @@ use promptinclude::agents::disk::ListingsAbove;
 use promptinclude::agents::{agent_zero, Agent};
 use promptinclude::audit::agents::{audit_tree_knowing, AgentWarningKind, Known, Setup};
 use promptinclude::audit::html::{HtmlOptions, HtmlReport};
+use promptinclude::audit::sarif::SarifLog;
 use promptinclude::audit::summary::{Failure, Summary};
 use promptinclude::audit::warnings::WarningKind;
 use promptinclude::audit::{audit_root_at, write_record, FileStatus, RootAudit};
@@ -245,6 +246,8 @@ struct AuditOutput {
     json: bool,
     /// Every chain and warning, not the agents' summary.
     verbose: bool,
+    /// With --sarif: where it goes, and the log in the making.
+    sarif: Option<(PathBuf, SarifLog)>,
     /// Roots left out of a report of many roots, which lists only those
     /// with something to act on (`None`: every root is reported).
     quiet: Option<usize>,
@@ -266,6 +269,10 @@ impl AuditOutput {
             out,
             json: args.json,
             verbose: args.verbose,
+            sarif: match &args.sarif {
+                Some(path) => Some((path.clone(), SarifLog::new(std::env::current_dir()?))),
+                None => None,
+            },
             quiet: (!args.verbose && roots > text::MANY_ROOTS).then_some(0),
             style: Style {
                 paint,
@@ -320,6 +327,9 @@ impl AuditOutput {
                 }
             }
         }
+        if let Some((_, log)) = &mut self.sarif {
+            log.add_root(report);
+        }
         match &mut self.html {
             Some(html) => html.report.write_root(&mut html.body, report, section),
             None => Ok(()),
@@ -337,6 +347,20 @@ impl AuditOutput {
         self.out.flush()?;
         if let Some(html) = self.html {
             html.finish()?;
+        }
+        if let Some((path, log)) = self.sarif {
+            let mut left_out = 0;
+            write_atomic_with(&path, |out| {
+                left_out = log.write(out)?;
+                Ok(())
+            })?;
+            if left_out > 0 {
+                eprintln!(
+                    "promptinclude: {}: {left_out} results left out (code scanning keeps {} of a run; the most severe are kept)",
+                    path.display(),
+                    promptinclude::audit::sarif::MAX_RESULTS
+                );
+            }
         }
         Ok(())
     }

@@ -83,6 +83,12 @@ cmd_audit() {
       || die "html: the directory of $INPUT_HTML does not exist"
     args+=(--html "$html")
   fi
+  local sarif=""
+  if [ -n "${INPUT_SARIF:-}" ]; then
+    sarif="$(cd "$(dirname "$INPUT_SARIF")" 2>/dev/null && pwd)/$(basename "$INPUT_SARIF")" \
+      || die "sarif: the directory of $INPUT_SARIF does not exist"
+    args+=(--sarif "$sarif")
+  fi
   local tmp
   tmp="$(mktemp -d)"
   # shellcheck disable=SC2064  # expand now: the directory is known
@@ -118,6 +124,7 @@ cmd_audit() {
   output skipped "$skipped"
   output warnings "$warnings"
   if [ -n "$html" ] && [ -f "$html" ]; then output html "$html"; else output html ""; fi
+  if [ -n "$sarif" ] && [ -f "$sarif" ]; then output sarif "$sarif"; else output sarif ""; fi
 
   local verdict
   case "$rc" in

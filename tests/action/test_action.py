@@ -512,6 +512,30 @@ def test_clean_repo_passes(tmp: Path):
     assert report.strip() and report in res.step("audit")["stdout"], res.log()
 
 
+def test_sarif_is_uploaded_to_code_scanning(tmp: Path):
+    # A rule file with hidden tag characters: the SARIF log holds it at its
+    # file and line, and the upload step gets the log.
+    files = dict(GOOD)
+    files["hidden.promptinclude.md"] = "be kind\U000E0041\U000E0042\n"
+    work = make_repo(tmp, files)
+    res = run_action(work, tmp, {"sarif": "audit.sarif"}, path_dirs=[tool_dir(tmp)])
+    assert not res.failed, res.log()
+    sarif = Path(res.outputs["sarif"])
+    assert sarif == work / "audit.sarif" and sarif.is_file(), res.outputs
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    hidden = [r for r in results if r["ruleId"] == "hidden_text"]
+    assert len(hidden) == 1 and hidden[0]["level"] == "error", results
+    loc = hidden[0]["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "hidden.promptinclude.md" and loc["region"]["startLine"] == 1, loc
+    assert 'spelling "AB"' in hidden[0]["message"]["text"], hidden
+    up = res.step("code-scanning")
+    assert up["outcome"] == "success" and up["uses"] == "github/codeql-action/upload-sarif@v3", up
+    assert up["with_"] == {"sarif_file": str(sarif), "category": "promptinclude"}, up
+    # Without the input: no log, no upload.
+    res = run_action(work, tmp, {}, path_dirs=[tool_dir(tmp)])
+    assert res.outputs["sarif"] == "" and res.step("code-scanning")["outcome"] == "skipped", res.steps
+
+
 def test_no_html_no_upload(tmp: Path):
     work = make_repo(tmp, GOOD)
     res = run_action(work, tmp, {}, path_dirs=[tool_dir(tmp)])

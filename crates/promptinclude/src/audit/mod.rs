@@ -13,6 +13,7 @@
 pub mod agents;
 mod hidden;
 pub mod html;
+pub mod sarif;
 pub mod summary;
 pub mod text;
 pub(crate) mod undiscovered;

@@ -139,7 +139,42 @@ impl WarningKind {
             WarningKind::HiddenText => "hidden_text",
         }
     }
+
+    /// What it means and what to do, in a sentence or two (the help of
+    /// its SARIF rule).
+    pub fn help(self) -> &'static str {
+        match self {
+            WarningKind::HostInclude => "`{{ include \"name\" }}` in a rule file: Agent Zero puts its prompt file of that name there if one of its prompt folders holds one, else the text stays as written.",
+            WarningKind::HostIncludeOriginal => "`{{ include original }}` in a rule file renders as nothing: remove it.",
+            WarningKind::HostPlaceholder => "`{{name}}` in a rule file stays as written: the host fills in its variables before it inserts the rule text.",
+            WarningKind::SymlinkOutsideRoot => "A rule file reached through a symbolic link that leaves the repository: the prompt gets a file the project does not hold. Commit the file, or remove the link.",
+            WarningKind::SymlinkToUncommitted => "A rule file reached through a symbolic link that git's HEAD does not commit as it is: the hooks and the MCP server withhold it. Commit the link and its target.",
+            WarningKind::BrokenSymlink => "A rule file that is a symbolic link to nothing: it adds nothing. Fix or remove the link.",
+            WarningKind::SymlinkLoop => "A rule file that is a symbolic link loop: it adds nothing. Fix or remove the link.",
+            WarningKind::NestedRepository => "A rule file inside a nested repository: text the project does not own reaches the prompt. Prune the directory or move the file.",
+            WarningKind::UndiscoveredTooDeep => "A file named like a rule file below max_depth: the scan never finds it. Move it up or raise max_depth.",
+            WarningKind::UndiscoveredPruned => "A file named like a rule file inside a directory the patterns prune: the scan never finds it.",
+            WarningKind::UndiscoveredIgnored => "A file named like a rule file that a pattern drops: the scan never finds it.",
+            WarningKind::UndiscoveredCase => "A file whose name matches the rule-file pattern only when letter case is ignored: the scan never finds it. Rename it.",
+            WarningKind::UnreadableDir => "A directory the scan cannot list: every rule file below it is skipped silently.",
+            WarningKind::BlankFile => "A rule file that is empty or only white space: passed over.",
+            WarningKind::InvalidUtf8 => "A rule file that is not valid UTF-8: its invalid bytes reach the prompt as U+FFFD.",
+            WarningKind::Cropped => "A rule file cut to fit the token budget: its end never reaches the prompt. Shorten it or raise the budget.",
+            WarningKind::Skipped => "A rule file the token budget leaves out: none of it reaches the prompt. Shorten the files before it or raise the budget.",
+            WarningKind::Unreadable => "A rule file that cannot be read (permissions, not a regular file): it adds nothing.",
+            WarningKind::Withheld => "A rule file the reading policy keeps out of the prompt (a link leaving the repository or to uncommitted content).",
+            WarningKind::LimitOutOfRange => "A limit outside the range of the host's settings page.",
+            WarningKind::UnknownConfigKey => "A key in the configuration file that the plugin does not know: ignored (a typo?).",
+            WarningKind::SurprisingValue => "A limit that is legal but surprising: a float, a boolean or a negative number.",
+            WarningKind::InvalidEnvValue => "An A0_SET_ environment value that does not convert: the default stays.",
+            WarningKind::RootNotDirectory => "The root is not a directory: nothing is included.",
+            WarningKind::HiddenText => HIDDEN_TEXT_HELP,
+        }
+    }
 }
+
+/// The help of `hidden_text`, in the plain audit and in the agents' alike.
+pub(crate) const HIDDEN_TEXT_HELP: &str = "Characters a reader does not see: Unicode tag characters (invisible ASCII, decoded in the message), bidirectional controls (Trojan Source), zero-width and other format characters, stray variation selectors. Every agent reads them; a reviewer does not. Remove them unless they are meant (the message names each code point).";
 
 impl fmt::Display for WarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -16,7 +16,7 @@ use crate::agents::{Agent, ContextFile, Outcome, Role, Skip};
 
 /// Why a context file an agent never reads is not read, where none of its
 /// chains names the file.
-pub const NOT_LOOKED_FOR: &str = "never looked at";
+pub(crate) const NOT_LOOKED_FOR: &str = "never looked at";
 
 /// One tree's summary.
 pub struct Digest<'a> {
@@ -87,7 +87,7 @@ pub struct NeverRead {
     /// How many.
     pub count: usize,
     /// Why, each with how many: a status (`shadowed`, `outside`, ...) from
-    /// the agent's chains, or [`NOT_LOOKED_FOR`]; most first.
+    /// the agent's chains, or `never looked at`; most first.
     pub why: Vec<(&'static str, usize)>,
 }
 

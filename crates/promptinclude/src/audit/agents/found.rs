@@ -72,6 +72,24 @@ impl AgentWarningKind {
             AgentWarningKind::HiddenText => "hidden_text",
         }
     }
+
+    /// What it means and what to do, in a sentence or two (the help of
+    /// its SARIF rule).
+    pub fn help(self) -> &'static str {
+        match self {
+            AgentWarningKind::Truncated => "The agent's byte limit cuts this context file, or leaves it out: the rest never reaches the model. Shorten the files the agent reads before it, or raise the limit.",
+            AgentWarningKind::Shadowed => "The agent never reads this file: another one wins its place (AGENTS.override.md over AGENTS.md, CLAUDE.md over AGENTS.md, ...). Import or link it from the file that wins, or remove it.",
+            AgentWarningKind::DeadScope => "A path-scoped rule whose patterns match no file of the tree: it never loads at start.",
+            AgentWarningKind::BadFrontMatter => "Front matter the agent cannot parse, or reads otherwise than it is written.",
+            AgentWarningKind::UnresolvedImport => "An import that names no file the agent follows (missing, or outside where it follows imports): its text is not sent.",
+            AgentWarningKind::ImportTooDeep => "An import nested deeper than the agent follows: its text is not sent.",
+            AgentWarningKind::ImportCycle => "An import of a file that, through its imports, imports this one.",
+            AgentWarningKind::Duplicate => "The agent sends the same text twice (the same file under two names, or two files with one text): it costs tokens twice.",
+            AgentWarningKind::OverRecommended => "A file past the size the agent itself warns about.",
+            AgentWarningKind::NotShared => "A project context file that one agent loads and another, started in the same directory, does not: the agents work from different rules.",
+            AgentWarningKind::HiddenText => crate::audit::warnings::HIDDEN_TEXT_HELP,
+        }
+    }
 }
 
 impl fmt::Display for AgentWarningKind {
