@@ -694,6 +694,9 @@ pub enum FailOn {
     Kind(promptinclude::audit::warnings::WarningKind),
     /// An `--agents` warning of this kind (`truncated`, `dead_scope`, …).
     AgentKind(promptinclude::audit::agents::AgentWarningKind),
+    /// A `hidden_text` warning (the plain audit's or the agents') of one
+    /// class of characters: `hidden_text:tag`, `hidden_text:bidi`, …
+    HiddenClass(&'static str),
 }
 
 fn parse_fail_on(text: &str) -> Result<FailOn, String> {
@@ -709,6 +712,16 @@ fn parse_fail_on(text: &str) -> Result<FailOn, String> {
             .find(|kind| kind.as_str() == text)
             .map(FailOn::AgentKind)
     };
+    if let Some(class) = text.strip_prefix("hidden_text:") {
+        let classes = || promptinclude::audit::hidden::class_ids();
+        return classes()
+            .find(|id| *id == class)
+            .map(FailOn::HiddenClass)
+            .ok_or_else(|| {
+                let ids: Vec<&str> = classes().collect();
+                format!("expected hidden_text:CLASS, CLASS one of {}", ids.join(", "))
+            });
+    }
     match text {
         "cropped" => Ok(FailOn::Cropped),
         "skipped" => Ok(FailOn::Skipped),
@@ -718,7 +731,7 @@ fn parse_fail_on(text: &str) -> Result<FailOn, String> {
             let agent_kinds: Vec<&str> =
                 AgentWarningKind::ALL.iter().map(|k| k.as_str()).collect();
             format!(
-                "expected cropped, skipped, warning, a warning kind ({}) or, with --agents, an agent warning kind ({})",
+                "expected cropped, skipped, warning, a warning kind ({}), hidden_text:CLASS or, with --agents, an agent warning kind ({})",
                 kinds.join(", "),
                 agent_kinds.join(", ")
             )
@@ -822,9 +835,13 @@ pub struct AuditArgs {
     #[arg(short, long, conflicts_with = "json")]
     pub verbose: bool,
     /// Exit 1 when any root has a cropped file (`cropped`), a file left out
-    /// by the budget (`skipped`), any warning (`warning`), or a warning of a
+    /// by the budget (`skipped`), any warning (`warning`), a warning of a
     /// given kind, e.g. `symlink_outside_root` (a committed link that reads
-    /// a file outside the repository). Comma-separated.
+    /// a file outside the repository), or hidden text of one class:
+    /// `hidden_text:tag` (invisible Unicode tag characters),
+    /// `hidden_text:bidi` (bidirectional controls), `hidden_text:zero_width`,
+    /// `hidden_text:format`, `hidden_text:variation_selector`.
+    /// Comma-separated.
     #[arg(
         long,
         value_name = "WHAT",

@@ -41,6 +41,8 @@ struct Gates {
     warning: bool,
     kinds: Vec<WarningKind>,
     agent_kinds: Vec<AgentWarningKind>,
+    /// `hidden_text:CLASS` gates: the classes of hidden characters.
+    hidden: Vec<&'static str>,
     max_tokens: Option<u64>,
 }
 
@@ -66,8 +68,21 @@ impl Gates {
                     _ => None,
                 })
                 .collect(),
+            hidden: args
+                .fail_on
+                .iter()
+                .filter_map(|gate| match gate {
+                    FailOn::HiddenClass(class) => Some(*class),
+                    _ => None,
+                })
+                .collect(),
             max_tokens: args.max_tokens,
         }
+    }
+
+    /// Whether a `hidden_text:CLASS` gate names the class `class`.
+    fn hidden_class(&self, class: Option<&'static str>) -> bool {
+        class.is_some_and(|c| self.hidden.contains(&c))
     }
 
     /// Every failure of one root, files first.
@@ -96,17 +111,21 @@ impl Gates {
                 ));
             }
         }
-        let gated = |kind| self.warning || self.kinds.contains(&kind);
-        for w in report.warnings.iter().filter(|w| gated(w.kind)) {
+        let gated = |w: &&promptinclude::audit::warnings::Warning| {
+            self.warning || self.kinds.contains(&w.kind) || self.hidden_class(w.class)
+        };
+        for w in report.warnings.iter().filter(gated) {
             let reason = match w.line {
                 Some(line) => format!("warning {} (line {line}): {}", w.kind, w.message),
                 None => format!("warning {}: {}", w.kind, w.message),
             };
             out.push(failure(w.path.as_deref(), reason));
         }
-        let agent_gated = |kind| self.warning || self.agent_kinds.contains(&kind);
+        let agent_gated = |w: &&promptinclude::audit::agents::AgentWarning| {
+            self.warning || self.agent_kinds.contains(&w.kind) || self.hidden_class(w.class)
+        };
         let agent_warnings = report.agents.iter().flat_map(|a| &a.warnings);
-        for w in agent_warnings.filter(|w| agent_gated(w.kind)) {
+        for w in agent_warnings.filter(agent_gated) {
             let line = w
                 .line
                 .map_or(String::new(), |line| format!(" (line {line})"));

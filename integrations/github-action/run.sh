@@ -76,6 +76,12 @@ cmd_audit() {
   config_args
   local args=("${CONFIG_ARGS[@]}")
   if [ -n "${INPUT_FAIL_ON:-}" ]; then args+=(--fail-on "$INPUT_FAIL_ON"); fi
+  # Hidden text of the named classes (default: tag characters and
+  # bidirectional controls), as hidden_text:CLASS gates.
+  local class
+  for class in ${INPUT_FAIL_ON_HIDDEN//,/ }; do
+    args+=(--fail-on "hidden_text:$class")
+  done
   if [ -n "${INPUT_MAX_TOKENS:-}" ]; then args+=(--max-tokens "$INPUT_MAX_TOKENS"); fi
   local html=""
   if [ -n "${INPUT_HTML:-}" ]; then

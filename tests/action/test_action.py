@@ -519,7 +519,6 @@ def test_sarif_is_uploaded_to_code_scanning(tmp: Path):
     files["hidden.promptinclude.md"] = "be kind\U000E0041\U000E0042\n"
     work = make_repo(tmp, files)
     res = run_action(work, tmp, {"sarif": "audit.sarif"}, path_dirs=[tool_dir(tmp)])
-    assert not res.failed, res.log()
     sarif = Path(res.outputs["sarif"])
     assert sarif == work / "audit.sarif" and sarif.is_file(), res.outputs
     results = json.loads(sarif.read_text())["runs"][0]["results"]
@@ -531,8 +530,14 @@ def test_sarif_is_uploaded_to_code_scanning(tmp: Path):
     up = res.step("code-scanning")
     assert up["outcome"] == "success" and up["uses"] == "github/codeql-action/upload-sarif@v3", up
     assert up["with_"] == {"sarif_file": str(sarif), "category": "promptinclude"}, up
+    # Tag characters fail the job by default (fail-on-hidden: tag,bidi);
+    # with the input emptied, they are reported only.
+    assert res.outputs["exit-code"] == "1" and res.failed, res.outputs
+    assert "hidden_text" in res.step("audit")["stderr"], res.log()
+    res = run_action(work, tmp, {"fail-on-hidden": "", "sarif": "audit.sarif"}, path_dirs=[tool_dir(tmp)])
+    assert not res.failed and res.outputs["exit-code"] == "0", res.log()
     # Without the input: no log, no upload.
-    res = run_action(work, tmp, {}, path_dirs=[tool_dir(tmp)])
+    res = run_action(work, tmp, {"fail-on-hidden": ""}, path_dirs=[tool_dir(tmp)])
     assert res.outputs["sarif"] == "" and res.step("code-scanning")["outcome"] == "skipped", res.steps
 
 

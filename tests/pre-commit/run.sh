@@ -112,6 +112,10 @@ commit() { # expect(pass|fail) message -> output in $tmp/out
 }
 contains() { grep -qF -- "$1" "$tmp/out" || { cat "$tmp/out"; fail "the output lacks: $1"; }; }
 
+# The hook's gates (.pre-commit-hooks.yaml): the expected messages come from
+# the same audit run by hand.
+gates="cropped,skipped,hidden_text:tag,hidden_text:bidi"
+
 # A good commit passes, and the hook did run.
 commit pass "good rule files"
 contains "promptinclude audit"
@@ -122,12 +126,30 @@ python3 -c "print('word ' * 3000)" >big.promptinclude.md
 gitc add big.promptinclude.md
 commit fail "a cropped rule file"
 contains "Failed"
-expected="$("$bin" audit --color never --fail-on cropped,skipped 2>&1 >/dev/null || true)"
+expected="$("$bin" audit --color never --fail-on "$gates" 2>&1 >/dev/null || true)"
 [ -n "$expected" ] || fail "the real audit printed no gate message"
 while IFS= read -r line; do contains "$line"; done <<<"$expected"
 contains "cropped"
 gitc reset -q HEAD big.promptinclude.md
 rm big.promptinclude.md
+
+# Hidden instructions: Unicode tag characters (invisible text) refused, and
+# bidirectional controls; a zero-width space alone is reported, not refused.
+printf 'Be kind.\xf3\xa0\x81\x89\xf3\xa0\x81\x87\n' >hidden.promptinclude.md
+gitc add hidden.promptinclude.md
+commit fail "a rule file with tag characters"
+expected="$("$bin" audit --color never --fail-on "$gates" 2>&1 >/dev/null || true)"
+case "$expected" in *'hidden_text'*'spelling "IG"'*) ;; *) fail "the real audit reports no hidden text: $expected" ;; esac
+while IFS= read -r line; do contains "$line"; done <<<"$expected"
+printf 'x = 1 \xe2\x80\xae// admin\xe2\x80\xac\n' >hidden.promptinclude.md
+gitc add hidden.promptinclude.md
+commit fail "a rule file with a bidirectional override"
+contains "bidirectional control"
+printf 'use\xe2\x80\x8btabs\n' >hidden.promptinclude.md
+gitc add hidden.promptinclude.md
+commit pass "a rule file with a zero-width space"
+gitc rm -q hidden.promptinclude.md
+commit pass "the hidden text removed"
 
 # Files left out by the budget: skipped, refused (a project configuration
 # allowing one file; it is itself a file the hook watches).
@@ -135,7 +157,7 @@ mkdir -p .a0proj/plugins/_promptinclude
 printf '{"max_file_count": 1}\n' >.a0proj/plugins/_promptinclude/config.json
 gitc add .a0proj
 commit fail "a skipped rule file"
-expected="$("$bin" audit --color never --fail-on cropped,skipped 2>&1 >/dev/null || true)"
+expected="$("$bin" audit --color never --fail-on "$gates" 2>&1 >/dev/null || true)"
 case "$expected" in *skipped*) ;; *) fail "the real audit reports no skipped file: $expected" ;; esac
 while IFS= read -r line; do contains "$line"; done <<<"$expected"
 
@@ -143,7 +165,7 @@ while IFS= read -r line; do contains "$line"; done <<<"$expected"
 printf '{"max_file_count": \n' >.a0proj/plugins/_promptinclude/config.json
 gitc add .a0proj
 commit fail "an invalid configuration"
-expected="$("$bin" audit --color never --fail-on cropped,skipped 2>&1 >/dev/null || true)"
+expected="$("$bin" audit --color never --fail-on "$gates" 2>&1 >/dev/null || true)"
 case "$expected" in *"malformed JSON"*) ;; *) fail "the real audit does not reject the configuration: $expected" ;; esac
 while IFS= read -r line; do contains "$line"; done <<<"$expected"
 gitc reset -q HEAD .a0proj

@@ -32,8 +32,15 @@ pub(crate) fn warnings(path: &str, text: &str) -> Vec<Warning> {
             path: Some(path.to_string()),
             line: Some(f.line),
             message: f.message(),
+            class: Some(f.class.id()),
         })
         .collect()
+}
+
+/// The ids of the classes of hidden characters (`tag`, `bidi`, ...), as
+/// warnings and gates name them.
+pub fn class_ids() -> impl Iterator<Item = &'static str> {
+    Class::ALL.into_iter().map(Class::id)
 }
 
 /// What kind of hidden character.
@@ -52,6 +59,27 @@ pub(crate) enum Class {
 }
 
 impl Class {
+    /// Every class.
+    pub(crate) const ALL: [Class; 5] = [
+        Class::Tag,
+        Class::Bidi,
+        Class::ZeroWidth,
+        Class::Format,
+        Class::VariationSelector,
+    ];
+
+    /// The class's stable id: a warning's `class`, and what a gate names
+    /// (`--fail-on hidden_text:tag`).
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            Class::Tag => "tag",
+            Class::Bidi => "bidi",
+            Class::ZeroWidth => "zero_width",
+            Class::Format => "format",
+            Class::VariationSelector => "variation_selector",
+        }
+    }
+
     /// The class's name (a warning's cause).
     pub(crate) fn name(self) -> &'static str {
         match self {

@@ -11,7 +11,7 @@
 //! `docs/audit-schema.md` (schema [`SCHEMA`]).
 
 pub mod agents;
-mod hidden;
+pub mod hidden;
 pub mod html;
 pub mod sarif;
 pub mod summary;
@@ -577,6 +577,7 @@ fn root_warnings(
                 "{} = {value} is outside the host's settings range {low}–{high}",
                 key.name()
             ),
+            class: None,
         });
     }
     warnings.extend(surprising_values(config, config_file.as_deref(), &line_of));
@@ -590,6 +591,7 @@ fn root_warnings(
                 unknown.key,
                 Key::known_names()
             ),
+            class: None,
         });
     }
     for env in notes.env.iter().filter(|e| !e.applied) {
@@ -603,6 +605,7 @@ fn root_warnings(
                 env.raw,
                 config.get(env.key)
             ),
+            class: None,
         });
     }
     warnings
@@ -635,6 +638,7 @@ fn surprising_values(
                 path: config_file.map(str::to_string),
                 line: line_of(key),
                 message: format!("{} = {value} is {why}", key.name()),
+                class: None,
             });
         }
     }

@@ -199,6 +199,11 @@ pub struct Warning {
     pub line: Option<usize>,
     /// What is wrong, in words.
     pub message: String,
+    /// For `hidden_text`: the class of characters (`tag`, `bidi`,
+    /// `zero_width`, `format`, `variation_selector`), which a gate may name
+    /// (`--fail-on hidden_text:tag`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<&'static str>,
 }
 
 impl Warning {
@@ -209,6 +214,7 @@ impl Warning {
             path: Some(path.to_string()),
             line: None,
             message,
+            class: None,
         }
     }
 }
@@ -307,6 +313,7 @@ fn find_expansions(path: &str, text: &str, place: Place) -> Vec<Warning> {
                 path: Some(path.to_string()),
                 line: Some(line),
                 message,
+                class: None,
             }
         })
         .collect()

@@ -120,6 +120,9 @@ pub struct AgentWarning {
     /// Why, in a few words that name no path: the warnings of one kind and
     /// agent with one cause are one finding of the report's summary.
     pub cause: &'static str,
+    /// For `hidden_text`: the class of characters (as in the plain audit's
+    /// warnings).
+    pub class: Option<&'static str>,
     /// The directories the agent may be started in where it happens (the
     /// first of each chain; empty when it does not depend on that).
     pub dirs: Vec<PathBuf>,
@@ -139,6 +142,8 @@ impl Serialize for AgentWarning {
             line: Option<usize>,
             message: &'a str,
             cause: &'static str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            class: Option<&'static str>,
             dirs: Vec<String>,
             lint_only: bool,
         }
@@ -149,6 +154,7 @@ impl Serialize for AgentWarning {
             line: self.line,
             message: &self.message,
             cause: self.cause,
+            class: self.class,
             dirs: self
                 .dirs
                 .iter()
@@ -277,6 +283,7 @@ mod tests {
             line: None,
             message: message.to_string(),
             cause: "a cause",
+            class: None,
             dirs: dirs.iter().map(PathBuf::from).collect(),
             lint_only: false,
         }

@@ -299,6 +299,7 @@ fn lint_warning(
         line,
         message,
         cause,
+        class: None,
         dirs: Vec::new(),
         lint_only: true,
     }

@@ -88,6 +88,7 @@ fn warning(
         line: None,
         message,
         cause,
+        class: None,
         dirs: vec![chain.start.clone()],
         lint_only: false,
     }
@@ -386,6 +387,7 @@ fn scoped_rules(
                 line: Some(scope.line),
                 message,
                 cause,
+                class: None,
                 dirs: Vec::new(),
                 lint_only: false,
             };
@@ -446,6 +448,7 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
                 line: Some(finding.line),
                 message: format!("{} (sent by {})", finding.message(), english_list(&agents)),
                 cause: finding.class.name(),
+                class: Some(finding.class.id()),
                 dirs: Vec::new(),
                 lint_only: false,
             });
@@ -622,6 +625,7 @@ fn not_shared<'a>(
                 miss.why
             ),
             cause: miss.cause,
+            class: None,
             dirs: miss.dirs,
             lint_only: false,
         });
