@@ -719,7 +719,10 @@ fn parse_fail_on(text: &str) -> Result<FailOn, String> {
             .map(FailOn::HiddenClass)
             .ok_or_else(|| {
                 let ids: Vec<&str> = classes().collect();
-                format!("expected hidden_text:CLASS, CLASS one of {}", ids.join(", "))
+                format!(
+                    "expected hidden_text:CLASS, CLASS one of {}",
+                    ids.join(", ")
+                )
             });
     }
     match text {

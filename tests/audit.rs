@@ -898,3 +898,33 @@ fn many_roots_list_only_those_with_something_to_act_on() {
     let twenty = text(&promptinclude(&twenty, base).stdout);
     assert_eq!(twenty.matches("\n  STATUS ").count(), 20, "{twenty}");
 }
+
+#[test]
+fn the_page_shows_hidden_text_made_visible_only_with_content() {
+    // The line of a hidden_text warning, its hidden characters marked by
+    // code point (and a tag character by its letter); only on a page that
+    // may hold rule-file text.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.promptinclude.md",
+        "first\nbe kind\u{E0041}\u{E0042} to \u{202E}all\u{202C}\n",
+    );
+    let page = |extra: &[&str]| {
+        let mut args = vec!["audit", "--html", "p.html"];
+        args.extend(extra);
+        args.push(".");
+        let out = promptinclude(&args, dir.path());
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        fs::read_to_string(dir.path().join("p.html")).unwrap()
+    };
+    let with = page(&["--html-include-content"]);
+    let line = "<div class=shown>be kind<mark>U+E0041 &#39;A&#39;</mark><mark>U+E0042 &#39;B&#39;</mark> to <mark>U+202E</mark>all<mark>U+202C</mark></div>";
+    assert_eq!(with.matches(line).count(), 2, "one per warning (tag, bidi)");
+    let without = page(&[]);
+    assert!(
+        !without.contains("class=shown>"),
+        "no rule-file text without --html-include-content"
+    );
+    assert!(!without.contains("be kind"));
+}

@@ -152,39 +152,18 @@ impl Finding {
 /// The hidden characters of `text`, one finding per class, by the first's
 /// position.
 pub(crate) fn find(text: &str) -> Vec<Finding> {
-    if text.is_ascii() {
-        return Vec::new();
-    }
-    // Streamed, one character and its neighbours at a time: a rule file
-    // may be as large as the audit reads (no copy of it as characters).
     let mut findings: Vec<Finding> = Vec::new();
-    let (mut line, mut column) = (1, 0);
-    let mut in_flag = false;
     // Where the last tag character decoded was: a gap starts a new run.
     let mut last_tag: Option<usize> = None;
-    let mut prev: Option<char> = None;
-    for (i, (at, c)) in text.char_indices().enumerate() {
-        let before = prev.replace(c);
-        if c == '\n' {
-            line += 1;
-            column = 0;
-            continue;
-        }
-        column += 1;
-        if c.is_ascii() {
-            in_flag = false;
-            continue;
-        }
-        let next = text[at + c.len_utf8()..].chars().next();
-        // A subdivision flag: U+1F3F4, tags, the cancel tag.
-        if is_tag(c) && (before == Some('\u{1F3F4}') || in_flag) {
-            in_flag = c != '\u{E007F}';
-            continue;
-        }
-        in_flag = false;
-        let Some(class) = classify(c, before, next, i) else {
-            continue;
-        };
+    each_hidden(text, |hidden| {
+        let Hidden {
+            line,
+            column,
+            index,
+            c,
+            class,
+            ..
+        } = hidden;
         let at = match findings.iter().position(|f| f.class == class) {
             Some(at) => at,
             None => {
@@ -207,15 +186,125 @@ pub(crate) fn find(text: &str) -> Vec<Finding> {
         let ascii =
             char::from_u32((c as u32).wrapping_sub(0xE0000)).filter(|a| (' '..='~').contains(a));
         if let (Class::Tag, Some(ascii)) = (class, ascii) {
-            if last_tag.is_some_and(|l| l + 1 != i) {
+            if last_tag.is_some_and(|l| l + 1 != index) {
                 f.decoded.push_str(" / ");
             }
             f.decoded.push(ascii);
-            last_tag = Some(i);
+            last_tag = Some(index);
         }
-    }
+    });
     findings.sort_by_key(|f| (f.line, f.column));
     findings
+}
+
+/// One hidden character of a text.
+struct Hidden {
+    /// Its byte offset.
+    at: usize,
+    /// Its 1-based line and column (in characters).
+    line: usize,
+    column: usize,
+    /// Its index among the text's characters.
+    index: usize,
+    c: char,
+    class: Class,
+}
+
+/// Calls `f` with each hidden character of `text`, in order. Streamed, one
+/// character and its neighbours at a time: a rule file may be as large as
+/// the audit reads (no copy of it as characters).
+fn each_hidden(text: &str, mut f: impl FnMut(Hidden)) {
+    if text.is_ascii() {
+        return;
+    }
+    let (mut line, mut column) = (1, 0);
+    let mut in_flag = false;
+    let mut prev: Option<char> = None;
+    for (index, (at, c)) in text.char_indices().enumerate() {
+        let before = prev.replace(c);
+        if c == '\n' {
+            line += 1;
+            column = 0;
+            continue;
+        }
+        column += 1;
+        if c.is_ascii() {
+            in_flag = false;
+            continue;
+        }
+        let next = text[at + c.len_utf8()..].chars().next();
+        // A subdivision flag: U+1F3F4, tags, the cancel tag.
+        if is_tag(c) && (before == Some('\u{1F3F4}') || in_flag) {
+            in_flag = c != '\u{E007F}';
+            continue;
+        }
+        in_flag = false;
+        if let Some(class) = classify(c, before, next, index) {
+            f(Hidden {
+                at,
+                line,
+                column,
+                index,
+                c,
+                class,
+            });
+        }
+    }
+}
+
+/// The most characters of a line [`line_made_visible`] shows.
+const SHOWN_CHARS: usize = 240;
+
+/// Line `line` (1-based) of `text` with its hidden characters made
+/// visible: pieces of text, and each hidden character as itself (`Err`),
+/// for the page to mark. A long line is cut around its first hidden
+/// character (an ellipsis says so).
+pub(crate) fn line_made_visible(text: &str, line: usize) -> Vec<Result<String, char>> {
+    let Some(start) = line_start(text, line) else {
+        return Vec::new();
+    };
+    let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+    let mut marks: Vec<(usize, char)> = Vec::new();
+    each_hidden(&text[..end], |h| {
+        if h.at >= start {
+            marks.push((h.at, h.c));
+        }
+    });
+    let first = marks.first().map_or(start, |m| m.0);
+    // From a little before the first one, at most SHOWN_CHARS characters.
+    let from = text[start..first]
+        .char_indices()
+        .rev()
+        .nth(40)
+        .map_or(start, |(i, _)| start + i);
+    let to = text[from..end]
+        .char_indices()
+        .nth(SHOWN_CHARS)
+        .map_or(end, |(i, _)| from + i);
+    let mut out = Vec::new();
+    if from > start {
+        out.push(Ok("…".to_string()));
+    }
+    let mut last = from;
+    for &(at, c) in marks.iter().filter(|m| (from..to).contains(&m.0)) {
+        out.push(Ok(text[last..at].to_string()));
+        out.push(Err(c));
+        last = at + c.len_utf8();
+    }
+    out.push(Ok(text[last..to].to_string()));
+    if to < end {
+        out.push(Ok("…".to_string()));
+    }
+    out.retain(|p| p.as_ref().map_or(true, |s| !s.is_empty()));
+    out
+}
+
+/// The byte offset where line `line` (1-based) of `text` starts.
+fn line_start(text: &str, line: usize) -> Option<usize> {
+    if line == 1 {
+        return Some(0);
+    }
+    text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
 }
 
 fn is_tag(c: char) -> bool {
@@ -319,6 +408,40 @@ mod tests {
             .into_iter()
             .map(|f| (f.class, f.line, f.column, f.count))
             .collect()
+    }
+
+    #[test]
+    fn a_line_is_shown_with_its_hidden_characters_apart() {
+        use super::line_made_visible;
+        let text = "first\nbe kind\u{E0041}\u{E0042} to \u{202E}all\u{202C}\u{1F468}\u{200D}\u{1F469}\nlast";
+        let shown = line_made_visible(text, 2);
+        assert_eq!(
+            shown,
+            vec![
+                Ok("be kind".to_string()),
+                Err('\u{E0041}'),
+                Err('\u{E0042}'),
+                Ok(" to ".to_string()),
+                Err('\u{202E}'),
+                Ok("all".to_string()),
+                Err('\u{202C}'),
+                // A joiner between emoji is text.
+                Ok("\u{1F468}\u{200D}\u{1F469}".to_string()),
+            ]
+        );
+        assert_eq!(line_made_visible(text, 3), vec![Ok("last".to_string())]);
+        assert!(line_made_visible(text, 9).is_empty());
+        // A long line is cut around the first one.
+        let long = format!("{}\u{200B}{}", "a".repeat(500), "b".repeat(500));
+        let shown = line_made_visible(&long, 1);
+        assert_eq!(shown[0], Ok("…".to_string()));
+        assert_eq!(shown[2], Err('\u{200B}'));
+        assert_eq!(shown.last(), Some(&Ok("…".to_string())));
+        let chars: usize = shown
+            .iter()
+            .map(|p| p.as_ref().map_or(1, |s| s.chars().count()))
+            .sum();
+        assert!(chars <= super::SHOWN_CHARS + 2, "{chars}");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::path::Path;
 use super::push_name;
 use crate::agents::{Outcome, Skip};
 use crate::audit::agents::digest::{Digest, Finding, Headline};
-use crate::audit::agents::{shown_path, AgentChains, Chain, TreeAudit};
+use crate::audit::agents::{shown_path, AgentChains, AgentWarningKind, Chain, TreeAudit};
 
 /// The treemap's drawing area, in SVG user units.
 const WIDTH: f64 = 1000.0;
@@ -191,12 +191,12 @@ fn push_finding(h: &mut String, root: &Path, finding: &Finding) {
 
 /// Pushes the Agents part of a root's section (after its summary): per
 /// agent its treemap and chains, then every warning.
-pub(crate) fn push_agents(h: &mut String, tree: &TreeAudit) {
+pub(crate) fn push_agents(h: &mut String, tree: &TreeAudit, include_content: bool) {
     h.push_str("<section class=agents><h3>Agents: chains and every warning</h3>");
     for agent in &tree.agents {
         push_agent(h, tree, agent);
     }
-    push_warnings(h, tree);
+    push_warnings(h, tree, include_content);
     h.push_str("</section>");
 }
 
@@ -443,7 +443,7 @@ fn push_chains(h: &mut String, tree: &TreeAudit, agent: &AgentChains) {
 }
 
 /// The warnings, with a kind and an agent filter the script works.
-fn push_warnings(h: &mut String, tree: &TreeAudit) {
+fn push_warnings(h: &mut String, tree: &TreeAudit, include_content: bool) {
     if tree.warnings.is_empty() {
         h.push_str("<p class=tool>No agent warnings.</p>");
         return;
@@ -491,6 +491,10 @@ fn push_warnings(h: &mut String, tree: &TreeAudit) {
         }
         h.push_str("</td><td>");
         push_name(h, &w.message);
+        if let (true, AgentWarningKind::HiddenText, Some(line)) = (include_content, w.kind, w.line)
+        {
+            super::push_made_visible(h, &w.path, line);
+        }
         h.push_str("</td></tr>");
     }
     h.push_str("</tbody></table></div>");

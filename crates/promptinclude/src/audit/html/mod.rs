@@ -17,9 +17,11 @@ mod agents;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use super::warnings::WarningKind;
 use super::{percent, relative, FileStatus, RootAudit};
 use crate::visible::visible;
 
@@ -203,9 +205,9 @@ impl HtmlReport {
         }
         push_bar(&mut h, audit, audit.config.max_total_tokens.to_f64());
         push_file_table(&mut h, audit);
-        push_warning_list(&mut h, audit);
+        push_warning_list(&mut h, audit, self.options.include_content);
         if let Some(tree) = &audit.agents {
-            agents::push_agents(&mut h, tree);
+            agents::push_agents(&mut h, tree, self.options.include_content);
         }
         if let (true, Some(section)) = (self.options.include_content, section) {
             let _ = write!(
@@ -561,7 +563,7 @@ fn push_file_table(h: &mut String, audit: &RootAudit) {
 
 /// A root's warnings as a list, paths relative to the root (nothing when
 /// there are none).
-fn push_warning_list(h: &mut String, audit: &RootAudit) {
+fn push_warning_list(h: &mut String, audit: &RootAudit, include_content: bool) {
     if audit.warnings.is_empty() {
         return;
     }
@@ -577,9 +579,46 @@ fn push_warning_list(h: &mut String, audit: &RootAudit) {
             h.push_str("</span>: ");
         }
         push_name(h, &w.message);
+        if let (true, WarningKind::HiddenText, Some(path), Some(line)) =
+            (include_content, w.kind, &w.path, w.line)
+        {
+            push_made_visible(h, Path::new(path), line);
+        }
         h.push_str("</li>");
     }
     h.push_str("</ul>");
+}
+
+/// The line `line` of the file at `path`, its hidden characters marked
+/// (`hidden_text` warnings, on a page with rule-file content): each shown
+/// by its code point, a tag character also by the ASCII it stands for.
+pub(crate) fn push_made_visible(h: &mut String, path: &Path, line: usize) {
+    let Ok(bytes) = std::fs::read(path) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let pieces = crate::audit::hidden::line_made_visible(&text, line);
+    if pieces.is_empty() {
+        return;
+    }
+    h.push_str("<div class=shown>");
+    for piece in pieces {
+        match piece {
+            Ok(text) => push_name(h, &text),
+            Err(c) => {
+                let _ = write!(h, "<mark>U+{:04X}", c as u32);
+                let ascii = char::from_u32((c as u32).wrapping_sub(0xE0000))
+                    .filter(|a| (' '..='~').contains(a));
+                if let Some(ascii) = ascii {
+                    h.push_str(" &#39;");
+                    push_escaped(h, &ascii.to_string());
+                    h.push_str("&#39;");
+                }
+                h.push_str("</mark>");
+            }
+        }
+    }
+    h.push_str("</div>");
 }
 
 /// The stacked bar of a root's budget: each included file's share (its path
