@@ -1391,7 +1391,8 @@ fn every_kind_has_a_stable_name_and_is_a_gate() {
             "duplicate",
             "over_recommended",
             "not_shared",
-            "hidden_text"
+            "hidden_text",
+            "link_as_text"
         ]
     );
     let dir = tempfile::tempdir().unwrap();
@@ -1884,4 +1885,73 @@ fn the_summary_of_a_generated_monorepo() {
         );
     }
     check_summary_snapshot("generated-mono", &repo, &[]);
+}
+
+#[test]
+fn a_link_a_checkout_wrote_as_text_is_link_as_text() {
+    // CLAUDE.md -> AGENTS.md, committed; a clone with core.symlinks=false
+    // (as on Windows) writes CLAUDE.md as a 9-byte file holding the path,
+    // which Claude Code then sends instead of the rules.
+    let repo = Repo::new();
+    fs::remove_dir_all(repo.root.join(".git")).unwrap();
+    repo.write("AGENTS.md", "Use tabs.\n")
+        .write("docs/AGENTS.md", "Docs rules.\n");
+    symlink("AGENTS.md", repo.root.join("CLAUDE.md")).unwrap();
+    symlink("../AGENTS.md", repo.root.join("docs/CLAUDE.md")).unwrap();
+    // A one-line rule that names no file is not a link.
+    repo.write("apps/CLAUDE.md", "Use tabs.");
+    let git = |args: &[&str], cwd: &Path| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"], &repo.root);
+    git(&["add", "-A"], &repo.root);
+    git(&["commit", "-qm", "c"], &repo.root);
+    let base = repo.root.parent().unwrap();
+    git(
+        &["clone", "-q", "-c", "core.symlinks=false", "repo", "clone"],
+        base,
+    );
+    let clone = base.join("clone");
+    assert_eq!(fs::read(clone.join("CLAUDE.md")).unwrap(), b"AGENTS.md");
+    let links = |root: &Path| {
+        let tree = audit_tree(
+            &Agent::ALL,
+            root,
+            &Setup {
+                home: &repo.home,
+                env: &env,
+            },
+        );
+        let mut found: Vec<(String, String)> = tree
+            .warnings
+            .iter()
+            .filter(|w| w.kind == AgentWarningKind::LinkAsText)
+            .map(|w| {
+                let rel = w.path.strip_prefix(root).unwrap();
+                (rel.display().to_string(), w.message.clone())
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let found = links(&clone);
+    let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["CLAUDE.md", "docs/CLAUDE.md"], "{found:?}");
+    assert!(
+        found[0].1.starts_with("its whole text is `AGENTS.md`"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].1.starts_with("its whole text is `../AGENTS.md`"),
+        "{found:?}"
+    );
+    assert!(found[0].1.contains("claude-code"), "{found:?}");
+    // The repository itself, with its links, has none.
+    assert_eq!(links(&repo.root), Vec::<(String, String)>::new());
 }

@@ -147,6 +147,9 @@ with tempfile.TemporaryDirectory() as tmp:
     write(hidden / ".cursor/rules/go.mdc", '---\nglobs: "*.go"\n---\ngo\n')
     write(hidden / "orig.promptinclude.md", "{{ include original }}\n")
     os.mkfifo(hidden / "fifo.promptinclude.md")
+    # A link a checkout without links wrote as text.
+    write(hidden / "linked/AGENTS.md", "linked rules\n")
+    write(hidden / "linked/CLAUDE.md", "AGENTS.md")
     audit("hidden", ["hidden"], tmp, ["--agents", "all", "--home", str(tmp / "agents/home")])
     # Configuration mistakes, limits out of range, a root that is a file,
     # a case-only name, a nested repository.
@@ -187,7 +190,7 @@ wanted = {
     "undiscovered_case", "undiscovered_pruned", "undiscovered_too_deep", "unknown_config_key",
     "invalid_env_value", "withheld", "truncated", "shadowed", "dead_scope", "unresolved_import",
     "not_shared", "duplicate", "host_include_original", "import_cycle", "import_too_deep",
-    "over_recommended", "bad_front_matter", "unreadable",
+    "over_recommended", "bad_front_matter", "unreadable", "link_as_text",
 }
 missing = wanted - kinds_seen
 assert not missing, f"no result of {sorted(missing)}"

@@ -109,7 +109,8 @@ fn agent_level(kind: AgentWarningKind) -> Level {
     use AgentWarningKind as K;
     match kind {
         K::HiddenText => Level::Error,
-        K::Truncated
+        K::LinkAsText
+        | K::Truncated
         | K::Shadowed
         | K::UnresolvedImport
         | K::ImportTooDeep

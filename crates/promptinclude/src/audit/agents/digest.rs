@@ -108,10 +108,11 @@ pub enum Concern {
 
 /// The kinds in the order the summary gives their findings: by concern,
 /// and within one what costs the most first (a cut before a shadow).
-const ORDER: [AgentWarningKind; 11] = {
+const ORDER: [AgentWarningKind; 12] = {
     use AgentWarningKind as K;
     [
         K::HiddenText,
+        K::LinkAsText,
         K::Truncated,
         K::UnresolvedImport,
         K::ImportTooDeep,
@@ -131,9 +132,12 @@ impl Concern {
         use AgentWarningKind as K;
         match kind {
             K::HiddenText => Concern::Hidden,
-            K::Truncated | K::Shadowed | K::UnresolvedImport | K::ImportTooDeep | K::DeadScope => {
-                Concern::Lost
-            }
+            K::LinkAsText
+            | K::Truncated
+            | K::Shadowed
+            | K::UnresolvedImport
+            | K::ImportTooDeep
+            | K::DeadScope => Concern::Lost,
             K::NotShared => Concern::Differs,
             K::ImportCycle | K::Duplicate | K::OverRecommended | K::BadFrontMatter => {
                 Concern::Hygiene

@@ -38,11 +38,14 @@ pub enum AgentWarningKind {
     /// Characters a reader does not see (tag characters, bidirectional
     /// controls, zero-width and format characters) in a file an agent sends.
     HiddenText,
+    /// A context file whose whole text is the path of a file beside it: a
+    /// symbolic link that a checkout without links wrote as text.
+    LinkAsText,
 }
 
 impl AgentWarningKind {
     /// Every kind.
-    pub const ALL: [AgentWarningKind; 11] = [
+    pub const ALL: [AgentWarningKind; 12] = [
         AgentWarningKind::Truncated,
         AgentWarningKind::Shadowed,
         AgentWarningKind::DeadScope,
@@ -54,6 +57,7 @@ impl AgentWarningKind {
         AgentWarningKind::OverRecommended,
         AgentWarningKind::NotShared,
         AgentWarningKind::HiddenText,
+        AgentWarningKind::LinkAsText,
     ];
 
     /// The stable name.
@@ -70,6 +74,7 @@ impl AgentWarningKind {
             AgentWarningKind::OverRecommended => "over_recommended",
             AgentWarningKind::NotShared => "not_shared",
             AgentWarningKind::HiddenText => "hidden_text",
+            AgentWarningKind::LinkAsText => "link_as_text",
         }
     }
 
@@ -88,6 +93,7 @@ impl AgentWarningKind {
             AgentWarningKind::OverRecommended => "A file past the size the agent itself warns about.",
             AgentWarningKind::NotShared => "A project context file that one agent loads and another, started in the same directory, does not: the agents work from different rules.",
             AgentWarningKind::HiddenText => crate::audit::warnings::HIDDEN_TEXT_HELP,
+            AgentWarningKind::LinkAsText => "A context file whose whole text is the path of a file beside it: a symbolic link (CLAUDE.md -> AGENTS.md) that a checkout with core.symlinks=false (Windows, some CI) wrote as a small text file. The agent reads the path, not the rules. Enable symbolic links in that checkout, or replace the link with an import or a copy.",
         }
     }
 }

@@ -421,9 +421,9 @@ fn scoped_rules(
     }
 }
 
-/// Characters a reader does not see, in each file an agent sends (once per
-/// file, named by the first agent that sends it; Agent Zero's rule files
-/// are the plain audit's).
+/// Characters a reader does not see, and a link written as text, in each
+/// file an agent sends (once per file, named by the first agent that sends
+/// it; Agent Zero's rule files are the plain audit's).
 fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
     let mut senders: BTreeMap<&Path, Vec<&'static str>> = BTreeMap::new();
     for agent in chains.iter().filter(|a| a.agent != Agent::AgentZero) {
@@ -440,6 +440,22 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
         let Ok(bytes) = disk.read(path) else {
             continue;
         };
+        if let Some(target) = link_written_as_text(path, &bytes, disk) {
+            found.add(AgentWarning {
+                kind: AgentWarningKind::LinkAsText,
+                agent: agents[0],
+                path: path.to_path_buf(),
+                line: Some(1),
+                message: format!(
+                    "its whole text is `{target}`, the path of a file beside it: a symbolic link that a checkout without links (core.symlinks=false: Windows, some CI) wrote as text; the agent reads the path, not the rules (sent by {})",
+                    english_list(&agents)
+                ),
+                cause: "a link written as text",
+                class: None,
+                dirs: Vec::new(),
+                lint_only: false,
+            });
+        }
         for finding in crate::audit::hidden::find(&crate::agents::lossy(&bytes)) {
             found.add(AgentWarning {
                 kind: AgentWarningKind::HiddenText,
@@ -454,6 +470,27 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
             });
         }
     }
+}
+
+/// The path a file's whole text names, when that text is what git writes
+/// for a symbolic link in a checkout without links: one line (at most one
+/// newline after it), no surrounding white space, the path of an existing
+/// file other than itself, from its directory.
+fn link_written_as_text<'a>(path: &Path, bytes: &'a [u8], disk: &dyn Disk) -> Option<&'a str> {
+    const LONGEST: usize = 1024;
+    let text = std::str::from_utf8(bytes).ok()?;
+    let target = text.strip_suffix('\n').unwrap_or(text);
+    if target.is_empty()
+        || target.len() > LONGEST
+        || target.contains(['\n', '\r', '\0'])
+        || target.trim() != target
+    {
+        return None;
+    }
+    let named = path.parent()?.join(target);
+    let is_file = disk.metadata(&named).is_ok_and(|m| m.is_file());
+    let itself = disk.canonicalize(&named).ok() == disk.canonicalize(path).ok();
+    (is_file && !itself).then_some(target)
 }
 
 /// `a`, `a and b`, `a, b and c`.
