@@ -24,6 +24,7 @@ use promptinclude::tokenize::Memo;
 use promptinclude::RootError;
 
 use super::args::{AuditArgs, FailOn};
+use super::checkout::{agents_at, checkout, physical_path};
 use super::commands::report_root_error;
 use super::exit::ExitStatus;
 use super::paint::{use_color, Paint};
@@ -190,7 +191,11 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
             )?;
             let render = || promptinclude::render(scan.result(), &scanner.config().name_pattern);
             let section = with_content.then(render);
-            if !agents.is_empty() && report.is_dir {
+            if let (Some(rev), false, true) = (rev, agents.is_empty(), report.is_dir) {
+                // What a fresh clone's agents load: the revision written
+                // into a scratch directory, seen at the tree's place.
+                report.agents = Some(agents_of_revision(&agents, &planned.root, rev, &setup)?);
+            } else if !agents.is_empty() && report.is_dir {
                 // Agent Zero loads what this scan found when the scan is
                 // the one its host makes: its configuration and read policy,
                 // from the physical root (the paths it names).
@@ -245,14 +250,31 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     Ok(status.merge(report_failures(&summary)))
 }
 
-/// The agents `--agents` names; not with `--rev`.
+/// The agents `--agents` names.
 fn chosen_agents(args: &AuditArgs) -> Result<Vec<Agent>> {
-    if !args.agents.choices.is_empty() && args.roots.rev.is_some() {
-        anyhow::bail!(
-            "--agents looks at the files on disk as the agents do; it cannot be used with --rev"
-        );
-    }
     Ok(args.agents.chosen())
+}
+
+/// The agents' view of revision `rev` of the repository at `root`: what a
+/// fresh clone of it loads (a root's git error when it cannot be checked
+/// out).
+fn agents_of_revision(
+    agents: &[Agent],
+    root: &Path,
+    rev: &str,
+    setup: &Setup<'_>,
+) -> std::result::Result<promptinclude::audit::agents::TreeAudit, promptinclude::Error> {
+    let fail = |e: anyhow::Error| {
+        let message = format!("--agents --rev {rev}: {e:#}");
+        promptinclude::Error::Git(message.into())
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("promptinclude-audit-")
+        .tempdir()
+        .map_err(|e| fail(e.into()))?;
+    let place = physical_path(root).map_err(fail)?;
+    let tree = checkout(root, rev, &scratch.path().join("tree")).map_err(fail)?;
+    Ok(agents_at(agents, &tree, &place, setup))
 }
 
 /// Where the audit goes: stdout (the readable report or JSON Lines) and,

@@ -9,15 +9,16 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use promptinclude::agents::disk::{Confined, Live, Rebased};
+use promptinclude::agents::disk::{Live, Rebased};
 use promptinclude::agents::Agent;
-use promptinclude::audit::agents::{audit_tree_on, Setup, TreeAudit};
+use promptinclude::audit::agents::{Setup, TreeAudit};
 use promptinclude::batch::Batch;
 use promptinclude::diff::agents::AgentsDiff;
 use promptinclude::diff::{PromptDiff, Report};
 use promptinclude::{RootScan, Scanner};
 
 use super::args::{DiffArgs, DiffFormat};
+use super::checkout::{agents_at, checkout, physical_path};
 use super::exit::ExitStatus;
 use super::paint::{use_color, Paint};
 use super::settings::{init_threads, resolver};
@@ -66,51 +67,14 @@ impl Side {
         let tree = match self {
             Side::Worktree => place.to_path_buf(),
             Side::Rev(rev) => {
-                checkout(root, rev, scratch).with_context(|| self.label().to_string())?;
-                physical(scratch)?
+                checkout(root, rev, scratch).with_context(|| self.label().to_string())?
             }
         };
         // Both sides seen with nothing above them but the user's own
-        // directories (a checkout's surroundings are not the tree's), and
-        // at the tree's place: the agents name and count a checkout's files
-        // by the paths the tree gives them.
-        let user: Vec<PathBuf> = Agent::ALL
-            .iter()
-            .filter_map(|agent| agent.directory_variable())
-            .filter_map(|name| (setup.env)(name))
-            .map(PathBuf::from)
-            .filter(|dir| dir.is_absolute())
-            .collect();
-        let files = Confined::new(&Live, &tree, setup.home, user);
-        let at_place = Rebased::new(&files, place, &tree);
-        Ok((audit_tree_on(agents, place, setup, &at_place), tree))
+        // directories, and at the tree's place: the agents name and count a
+        // checkout's files by the paths the tree gives them.
+        Ok((agents_at(agents, &tree, place, setup), tree))
     }
-}
-
-/// The physical path of the directory `dir`.
-fn physical(dir: &Path) -> Result<PathBuf> {
-    std::fs::canonicalize(dir).with_context(|| format!("cannot enter {}", dir.display()))
-}
-
-/// Writes revision `rev` of the repository at `root` into `dir`.
-#[cfg(feature = "git")]
-fn checkout(root: &Path, rev: &str, dir: &Path) -> Result<()> {
-    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    // Links naming the tree's own place name the checkout's (by the path
-    // given and the physical one).
-    let physical = std::fs::canonicalize(root).ok();
-    let absolute = std::path::absolute(root).ok();
-    let place: Vec<&Path> = [physical.as_deref(), absolute.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    promptinclude::git::RevTree::open(root, rev)?.write_checkout(dir, &place)?;
-    Ok(())
-}
-
-#[cfg(not(feature = "git"))]
-fn checkout(_: &Path, _: &str, _: &Path) -> Result<()> {
-    bail!("this promptinclude was built without git support (the `git` feature)")
 }
 
 fn revision(arg: &OsString) -> Result<Side> {
@@ -208,7 +172,7 @@ fn agents_diff(
         .prefix("promptinclude-diff-")
         .tempdir()
         .context("cannot create a temporary directory for the checkouts")?;
-    let place = physical(root)?;
+    let place = physical_path(root)?;
     let (before, after) = rayon::join(
         || base.agents(agents, (root, &place), &setup, &scratch.path().join("base")),
         || head.agents(agents, (root, &place), &setup, &scratch.path().join("head")),

@@ -7,6 +7,7 @@
 mod args;
 mod audit;
 mod bundle;
+mod checkout;
 mod commands;
 mod completions;
 mod context;

@@ -1955,3 +1955,72 @@ fn a_link_a_checkout_wrote_as_text_is_link_as_text() {
     // The repository itself, with its links, has none.
     assert_eq!(links(&repo.root), Vec::<(String, String)>::new());
 }
+
+#[test]
+fn agents_at_a_revision_are_a_fresh_clones() {
+    // `audit --agents --rev HEAD`: what a fresh clone's agents load. With
+    // the work tree at HEAD it is the work tree's audit; untracked and
+    // edited files change the work tree's and not the revision's.
+    let seed = common::fresh_seed("PROMPTINCLUDE_AGENTS_REV_SEED");
+    let mut rng = Rng::new(seed);
+    let repo = Repo::new();
+    fs::remove_dir_all(repo.root.join(".git")).unwrap();
+    let names = [
+        "AGENTS.md",
+        "CLAUDE.md",
+        "GEMINI.md",
+        "CLAUDE.local.md",
+        "AGENTS.override.md",
+    ];
+    for above in repo.root.ancestors().skip(1) {
+        for name in names {
+            assert!(
+                !above.join(name).exists(),
+                "{} above the test's tree",
+                above.join(name).display()
+            );
+        }
+    }
+    random_monorepo(&mut rng, &repo);
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(&repo.root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "c"]);
+    git(&["clean", "-qfdx"]);
+    let agents = |extra: &[&str]| {
+        let out = audit_command(&repo, &[&["--json"], extra].concat());
+        assert_eq!(out.status.code(), Some(0), "seed {seed}: {out:?}");
+        let line = String::from_utf8(out.stdout).unwrap();
+        let record: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+        record["agents"].clone()
+    };
+    let at_head = agents(&["--rev", "HEAD"]);
+    assert_eq!(
+        agents(&[]),
+        at_head,
+        "seed {seed}: a clean work tree is its HEAD"
+    );
+    // A developer's own files and edits: the work tree's agents see them,
+    // a fresh clone's do not.
+    repo.write("zz/CLAUDE.local.md", "MY OWN NOTES\n")
+        .write("zz/AGENTS.override.md", "LOCAL OVERRIDE\n")
+        .write("apps/AGENTS.md", "EDITED, NOT COMMITTED\n");
+    let worktree = agents(&[]);
+    assert_ne!(worktree, at_head, "seed {seed}");
+    assert_eq!(agents(&["--rev", "HEAD"]), at_head, "seed {seed}");
+    let text = worktree.to_string();
+    assert!(
+        text.contains("/repo/zz/AGENTS.override.md\""),
+        "seed {seed}"
+    );
+    assert!(text.contains("/repo/zz/CLAUDE.local.md\""), "seed {seed}");
+    assert!(!at_head.to_string().contains("/repo/zz"), "seed {seed}");
+}
