@@ -219,6 +219,7 @@ fn agents_audit(c: &mut Criterion) {
     let setup = Setup {
         home: &home,
         env: &env,
+        view: promptinclude::audit::agents::View::Trusted,
     };
     let plain = || {
         for root in roots {

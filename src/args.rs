@@ -787,6 +787,37 @@ pub struct AgentsArgs {
         help_heading = "Agents"
     )]
     pub home: Option<PathBuf>,
+    /// Whose view of the tree, for the agents with folder trust (Gemini
+    /// CLI loads no project file in a folder the user has not trusted):
+    /// `trusted`, the project's own developers', who have trusted it (the
+    /// default); `first-open`, a folder opened for the first time (trust as
+    /// GEMINI_CLI_TRUST_WORKSPACE and trustedFolders.json say).
+    #[arg(
+        long,
+        value_name = "VIEW",
+        default_value = "trusted",
+        requires = "choices",
+        help_heading = "Agents"
+    )]
+    pub view: ViewArg,
+}
+
+/// `--view`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ViewArg {
+    /// The project's own developers', who have trusted it.
+    Trusted,
+    /// A folder opened for the first time.
+    FirstOpen,
+}
+
+impl From<ViewArg> for promptinclude::audit::agents::View {
+    fn from(view: ViewArg) -> Self {
+        match view {
+            ViewArg::Trusted => promptinclude::audit::agents::View::Trusted,
+            ViewArg::FirstOpen => promptinclude::audit::agents::View::FirstOpen,
+        }
+    }
 }
 
 impl AgentsArgs {

@@ -159,6 +159,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let setup = Setup {
         home: &home,
         env: &env,
+        view: args.agents.view.into(),
     };
     let host_scan =
         agent_zero::scans_as_the_host(&agents, &resolver, &env, &args.read.policy(false));

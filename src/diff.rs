@@ -167,6 +167,7 @@ fn agents_diff(
     let setup = Setup {
         home: &home,
         env: &env,
+        view: args.agents.view.into(),
     };
     let scratch = tempfile::Builder::new()
         .prefix("promptinclude-diff-")

@@ -8,7 +8,9 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use promptinclude::agents::{self, Agent, Start};
-use promptinclude::audit::agents::{audit_tree, AgentWarning, AgentWarningKind, Setup, TreeAudit};
+use promptinclude::audit::agents::{
+    audit_tree, AgentWarning, AgentWarningKind, Setup, TreeAudit, View,
+};
 
 use crate::common::{self, Rng};
 
@@ -56,6 +58,7 @@ impl Repo {
             &Setup {
                 home: &self.home,
                 env: &env,
+                view: View::Trusted,
             },
         )
     }
@@ -1438,6 +1441,7 @@ fn a_relative_agent_directory_is_resolved_from_each_start() {
     let setup = Setup {
         home: &repo.home,
         env: &relative,
+        view: View::Trusted,
     };
     let tree = audit_tree(&[Agent::Codex], &repo.root, &setup);
     let error = tree.agents[0].error.as_deref().unwrap_or_default();
@@ -1926,6 +1930,7 @@ fn a_link_a_checkout_wrote_as_text_is_link_as_text() {
             &Setup {
                 home: &repo.home,
                 env: &env,
+                view: View::Trusted,
             },
         );
         let mut found: Vec<(String, String)> = tree
@@ -2023,4 +2028,60 @@ fn agents_at_a_revision_are_a_fresh_clones() {
     );
     assert!(text.contains("/repo/zz/CLAUDE.local.md\""), "seed {seed}");
     assert!(!at_head.to_string().contains("/repo/zz"), "seed {seed}");
+}
+
+#[test]
+fn the_trusted_view_is_the_default_and_first_open_is_asked_for() {
+    // Gemini CLI loads no project file in a folder not yet trusted: the
+    // audit shows the project's developers' view (trusted) unless asked
+    // for a first open, and says which.
+    let repo = Repo::new();
+    repo.write("GEMINI.md", "gemini rules\n");
+    let gemini = |extra: &[&str]| {
+        let mut command = common::command(common::binary());
+        command
+            .args(["audit", "--agents", "gemini", "--json", "--home"])
+            .arg(&repo.home)
+            .args(extra)
+            .arg(&repo.root)
+            .env_remove("GEMINI_CLI_TRUST_WORKSPACE")
+            .env("HOME", &repo.home);
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let record: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let tree = record["agents"].clone();
+        let chain = tree["agents"][0]["chains"][0].clone();
+        (tree["view"].as_str().unwrap().to_string(), chain)
+    };
+    let (view, chain) = gemini(&[]);
+    assert_eq!(view, "trusted");
+    assert_eq!(chain["files"][0]["status"], "loaded", "{chain}");
+    assert_eq!(chain["notes"], serde_json::json!([]));
+    let (view, chain) = gemini(&["--view", "first-open"]);
+    assert_eq!(view, "first-open");
+    assert_eq!(chain["files"], serde_json::json!([]), "{chain}");
+    assert!(
+        chain["notes"][0].as_str().unwrap().contains("not trusted"),
+        "{chain}"
+    );
+    // The text report says which view it shows.
+    let mut command = common::command(common::binary());
+    command
+        .args([
+            "audit",
+            "--agents",
+            "gemini",
+            "--view",
+            "first-open",
+            "--home",
+        ])
+        .arg(&repo.home)
+        .arg(&repo.root)
+        .env_remove("GEMINI_CLI_TRUST_WORKSPACE");
+    let text = String::from_utf8(command.output().unwrap().stdout).unwrap();
+    assert!(
+        text.contains("  view: a folder opened for the first time"),
+        "{text}"
+    );
 }

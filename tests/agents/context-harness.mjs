@@ -246,7 +246,9 @@ export async function assertAuditChain({ bin, agent, base, cwd, home, env, sent,
 	const dirVariables = ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "PI_CODING_AGENT_DIR"];
 	if (dirVariables.some((name) => env?.[name] && !String(env[name]).startsWith("/"))) return;
 	const opts = { cwd: base, env: { PATH: process.env.PATH, ...env } };
-	const audit = await runBytes(bin, ["audit", "--agents", agent, "--home", home, "--json", base], opts);
+	// The view of the environment the agent ran in (the audit's default,
+	// `trusted`, would trust every folder for Gemini CLI).
+	const audit = await runBytes(bin, ["audit", "--agents", agent, "--view", "first-open", "--home", home, "--json", base], opts);
 	assert.equal(audit.status, 0, `audit --agents ${agent} failed, ${where}: ${audit.stderr.slice(-2000)}`);
 	const record = audit.stdout
 		.toString("utf8")

@@ -271,10 +271,14 @@ async function runCase(index) {
 	const spec = genCase(rng);
 	const base = fs.mkdtempSync(path.join(scratch, `${name}-`));
 	const { tree, home } = writeCase(base, spec);
+	// The audit's default view trusts the folder for the agents with folder
+	// trust, so the sessions run trusted to match; an untrusted case is the
+	// audit's first-open view, the sessions left untrusted.
 	const env = spec.trusted ? { GEMINI_CLI_TRUST_WORKSPACE: "true" } : {};
+	const view = spec.trusted ? [] : ["--view", "first-open"];
 	const where = `seed ${SEED}, case ${name} (repeat: PROMPTINCLUDE_WARNINGS_SEED=${SEED}; tree at ${base}, kept with KEEP_E2E_TMP=1)`;
 
-	const audit = await runBytes(BIN, ["audit", "--agents", AGENTS.join(","), "--home", home, "--json", tree], { cwd: scratch, env: { PATH: process.env.PATH, HOME: home, ...env } });
+	const audit = await runBytes(BIN, ["audit", "--agents", AGENTS.join(","), ...view, "--home", home, "--json", tree], { cwd: scratch, env: { PATH: process.env.PATH, HOME: home } });
 	assert.equal(audit.status, 0, `audit failed, ${where}: ${audit.stderr}`);
 	const record = audit.stdout
 		.toString("utf8")

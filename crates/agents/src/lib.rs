@@ -106,6 +106,14 @@ impl Agent {
         self.registered().directory_variable
     }
 
+    /// For an agent with folder trust, which loads no project file in a
+    /// folder the user has not trusted: the environment variable and value
+    /// that trust the working folder (`GEMINI_CLI_TRUST_WORKSPACE=true`), as
+    /// the project's own developers have it.
+    pub fn trust_variable(self) -> Option<(&'static str, &'static str)> {
+        self.registered().trust_variable
+    }
+
     /// Whether its context files are of the kind other agents read too
     /// (`AGENTS.md`, `CLAUDE.md`, ...), so that what one sends and another
     /// does not is worth a word: Agent Zero's `*.promptinclude.md` are its
@@ -139,6 +147,7 @@ impl Agent {
             product,
             version,
             directory_variable,
+            trust_variable: None,
             shares_files: self != Agent::AgentZero,
             scope: Scope::RootElse("no project root: only this directory"),
             model,
@@ -178,13 +187,16 @@ impl Agent {
                 None,
                 Some(&copilot::Registered),
             ),
-            Agent::Gemini => registered(
-                "gemini",
-                "Google Gemini CLI",
-                gemini::VERSION,
-                Some("GEMINI_CLI_HOME"),
-                Some(&gemini::Registered),
-            ),
+            Agent::Gemini => Registered {
+                trust_variable: Some(("GEMINI_CLI_TRUST_WORKSPACE", "true")),
+                ..registered(
+                    "gemini",
+                    "Google Gemini CLI",
+                    gemini::VERSION,
+                    Some("GEMINI_CLI_HOME"),
+                    Some(&gemini::Registered),
+                )
+            },
             Agent::Opencode => Registered {
                 scope: Scope::RootElse("no git repository: it reads every directory above it"),
                 ..registered(
@@ -227,6 +239,8 @@ struct Registered {
     product: &'static str,
     version: &'static str,
     directory_variable: Option<&'static str>,
+    /// See [`Agent::trust_variable`].
+    trust_variable: Option<(&'static str, &'static str)>,
     shares_files: bool,
     /// How the text report's header says where it looks.
     scope: Scope,

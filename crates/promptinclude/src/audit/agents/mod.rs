@@ -106,14 +106,50 @@ pub struct TreeAudit {
     /// Everything worth a look, agents' and linters' together, in a stable
     /// order (by kind, then agent, then path).
     pub warnings: Vec<AgentWarning>,
+    /// Whose view it shows.
+    pub view: View,
 }
 
-/// How the agents are started: for which user, with which environment.
+/// How the agents are started: for which user, with which environment,
+/// and from whose point of view.
 pub struct Setup<'a> {
     /// `$HOME`.
     pub home: &'a Path,
     /// The environment as the agents read it.
     pub env: &'a (dyn Fn(&str) -> Option<OsString> + Sync),
+    /// Whether agents with folder trust see the tree trusted.
+    pub view: View,
+}
+
+/// Whose view of the tree an audit shows, for the agents with folder trust
+/// (Gemini CLI), which load no project file in a folder not yet trusted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    /// The project's own developers', who have trusted it: the audit's
+    /// default (the environment's trust variable set for those agents).
+    #[default]
+    Trusted,
+    /// A folder opened for the first time: trust as the environment and
+    /// the user's files say.
+    FirstOpen,
+}
+
+impl View {
+    /// The name on the command line and in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Trusted => "trusted",
+            View::FirstOpen => "first-open",
+        }
+    }
+
+    /// What it means, for the reports.
+    pub fn words(self) -> &'static str {
+        match self {
+            View::Trusted => "the project's developers', who trust the folder (agents with folder trust load its files; --view first-open for a first open)",
+            View::FirstOpen => "a folder opened for the first time (agents with folder trust load its files only where the environment or the user's trust settings trust it)",
+        }
+    }
 }
 
 /// The chains of each of `agents` over the tree at `root`, and the
@@ -172,6 +208,22 @@ fn audit_tree_from(
         listings,
         counts,
     } = known;
+    // The trusted view: each agent with folder trust sees its variable set.
+    let trusted = |name: &str| {
+        let trusts = Agent::ALL
+            .iter()
+            .filter_map(|a| a.trust_variable())
+            .find(|(variable, _)| *variable == name);
+        match trusts {
+            Some((_, value)) if setup.view == View::Trusted => Some(OsString::from(value)),
+            _ => (setup.env)(name),
+        }
+    };
+    let setup = &Setup {
+        home: setup.home,
+        env: &trusted,
+        view: setup.view,
+    };
     let mut disk = Remembered::over(files).knowing(listings);
     if let Some(counts) = counts {
         disk = disk.counting_with(counts);
@@ -192,6 +244,7 @@ fn audit_tree_from(
                     })
                     .collect(),
                 warnings: Vec::new(),
+                view: setup.view,
             };
         }
     };
@@ -208,6 +261,7 @@ fn audit_tree_from(
         dirs: tree.dirs,
         agents: chains,
         warnings,
+        view: setup.view,
     }
 }
 
@@ -469,6 +523,7 @@ impl Serialize for TreeAudit {
 #[derive(Serialize)]
 pub struct TreeJson<'a> {
     root: String,
+    view: &'static str,
     agents: Vec<AgentJson<'a>>,
     warnings: &'a [AgentWarning],
 }
@@ -507,6 +562,7 @@ impl TreeAudit {
         let lossy = |p: &Path| p.to_string_lossy().into_owned();
         TreeJson {
             root: lossy(&self.root),
+            view: self.view.as_str(),
             agents: self
                 .agents
                 .iter()

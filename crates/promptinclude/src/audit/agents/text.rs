@@ -29,6 +29,7 @@ pub fn write_digest(out: &mut impl Write, tree: &TreeAudit, style: Style) -> io:
         counted(files, "context file", "context files")
     );
     writeln!(out, "{}", paint.code("1", &heading))?;
+    writeln!(out, "  view: {}", tree.view.words())?;
     for agent in &digest.agents {
         write_headline(out, agent, files, style)?;
     }
@@ -215,6 +216,7 @@ pub fn write_tree(out: &mut impl Write, tree: &TreeAudit, style: Style) -> io::R
             &format!("agents in {}", show(&tree.root.to_string_lossy()))
         )
     )?;
+    writeln!(out, "  view: {}", tree.view.words())?;
     for agent in &tree.agents {
         write_agent(out, tree, agent, style)?;
     }

@@ -38,6 +38,7 @@ pub(crate) fn push_digest(h: &mut String, tree: &TreeAudit) {
         digest.context_files,
         plural(digest.context_files, "", "s"),
     );
+    let _ = write!(h, "<p class=tool>View: {}</p>", tree.view.words());
     h.push_str(
         "<div class=tw><table class=headlines><thead><tr><th scope=col>Agent</th>\
          <th scope=col>Chains</th><th scope=col>Directories</th>\
