@@ -766,7 +766,8 @@ pub struct AgentsArgs {
     /// loads the same files) with its cost against the agent's limit; then
     /// warnings: truncated, shadowed, dead_scope, bad_front_matter,
     /// unresolved_import, import_too_deep, import_cycle, duplicate,
-    /// over_recommended, not_shared, hidden_text, link_as_text (each an
+    /// over_recommended, not_shared, hidden_text, link_as_text,
+    /// stale_reference (each an
     /// `audit --fail-on` gate). Cursor's and Copilot's rules are linted from
     /// their documentation only. With `audit --rev REV`: what a fresh clone
     /// of REV loads. `diff` shows what the change does to the chains and

@@ -1395,7 +1395,8 @@ fn every_kind_has_a_stable_name_and_is_a_gate() {
             "over_recommended",
             "not_shared",
             "hidden_text",
-            "link_as_text"
+            "link_as_text",
+            "stale_reference"
         ]
     );
     let dir = tempfile::tempdir().unwrap();
@@ -2083,5 +2084,60 @@ fn the_trusted_view_is_the_default_and_first_open_is_asked_for() {
     assert!(
         text.contains("  view: a folder opened for the first time"),
         "{text}"
+    );
+}
+
+#[test]
+fn stale_references_are_paths_that_are_nowhere() {
+    // What a context file certainly names as a path, and is not in the
+    // repository from its directory, any directory above it, or as the end
+    // of any path of the tree.
+    let repo = Repo::new();
+    repo.write(
+        "services/api/AGENTS.md",
+        "# API\n\
+         See [setup](docs/setup.md), [gone](docs/gone.md#x), [up](../../README.md), [out](../../../x.md).\n\
+         Edit `src/handler.rs` and `src/missing.rs`; not `text/plain`, `owner/repo`, `console.log`.\n\
+         Each crate has `lib/util.rs`. Run `cargo test`; open <https://example.com/a.md>.\n\
+         ```\n`src/in_fence.rs` [f](f.md)\n```\n\
+         From the service root: `Cargo.toml`; from the repository: `services/api/Cargo.toml`.\n",
+    )
+    .write("services/api/docs/setup.md", "setup\n")
+    .write("services/api/src/handler.rs", "// h\n")
+    .write("services/api/Cargo.toml", "[package]\n")
+    .write("crates/core/lib/util.rs", "// u\n")
+    .write("README.md", "readme\n");
+    let tree = repo.audit(&[Agent::Codex, Agent::ClaudeCode]);
+    let mut stale: Vec<(usize, String)> = tree
+        .warnings
+        .iter()
+        .filter(|w| w.kind == AgentWarningKind::StaleReference)
+        .map(|w| {
+            (
+                w.line.unwrap(),
+                w.message.split(',').next().unwrap().to_string(),
+            )
+        })
+        .collect();
+    stale.sort();
+    assert_eq!(
+        stale,
+        [
+            (2, "links to `docs/gone.md`".to_string()),
+            (3, "names `src/missing.rs`".to_string()),
+        ],
+        "{:#?}",
+        tree.warnings
+    );
+    let w = find(
+        &tree,
+        AgentWarningKind::StaleReference,
+        "services/api/AGENTS.md",
+    );
+    assert_eq!(w.agent, "codex", "the first agent that sends it");
+    assert!(
+        w.message.ends_with("(sent by codex and claude-code)"),
+        "{}",
+        w.message
     );
 }

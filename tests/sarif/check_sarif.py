@@ -150,6 +150,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # A link a checkout without links wrote as text.
     write(hidden / "linked/AGENTS.md", "linked rules\n")
     write(hidden / "linked/CLAUDE.md", "AGENTS.md")
+    # A link to a page that is gone.
+    write(hidden / "linked/GEMINI.md", "See [setup](docs/setup.md).\n")
     audit("hidden", ["hidden"], tmp, ["--agents", "all", "--home", str(tmp / "agents/home")])
     # Configuration mistakes, limits out of range, a root that is a file,
     # a case-only name, a nested repository.
@@ -190,7 +192,7 @@ wanted = {
     "undiscovered_case", "undiscovered_pruned", "undiscovered_too_deep", "unknown_config_key",
     "invalid_env_value", "withheld", "truncated", "shadowed", "dead_scope", "unresolved_import",
     "not_shared", "duplicate", "host_include_original", "import_cycle", "import_too_deep",
-    "over_recommended", "bad_front_matter", "unreadable", "link_as_text",
+    "over_recommended", "bad_front_matter", "unreadable", "link_as_text", "stale_reference",
 }
 missing = wanted - kinds_seen
 assert not missing, f"no result of {sorted(missing)}"

@@ -13,6 +13,7 @@
 pub mod agents;
 pub mod hidden;
 pub mod html;
+mod references;
 pub mod sarif;
 pub mod summary;
 pub mod text;

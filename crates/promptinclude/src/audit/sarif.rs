@@ -115,7 +115,8 @@ fn agent_level(kind: AgentWarningKind) -> Level {
         | K::UnresolvedImport
         | K::ImportTooDeep
         | K::DeadScope
-        | K::NotShared => Level::Warning,
+        | K::NotShared
+        | K::StaleReference => Level::Warning,
         K::BadFrontMatter | K::ImportCycle | K::Duplicate | K::OverRecommended => Level::Note,
     }
 }

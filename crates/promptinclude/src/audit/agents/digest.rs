@@ -108,7 +108,7 @@ pub enum Concern {
 
 /// The kinds in the order the summary gives their findings: by concern,
 /// and within one what costs the most first (a cut before a shadow).
-const ORDER: [AgentWarningKind; 12] = {
+const ORDER: [AgentWarningKind; 13] = {
     use AgentWarningKind as K;
     [
         K::HiddenText,
@@ -119,6 +119,7 @@ const ORDER: [AgentWarningKind; 12] = {
         K::DeadScope,
         K::Shadowed,
         K::NotShared,
+        K::StaleReference,
         K::BadFrontMatter,
         K::ImportCycle,
         K::OverRecommended,
@@ -139,9 +140,11 @@ impl Concern {
             | K::ImportTooDeep
             | K::DeadScope => Concern::Lost,
             K::NotShared => Concern::Differs,
-            K::ImportCycle | K::Duplicate | K::OverRecommended | K::BadFrontMatter => {
-                Concern::Hygiene
-            }
+            K::StaleReference
+            | K::ImportCycle
+            | K::Duplicate
+            | K::OverRecommended
+            | K::BadFrontMatter => Concern::Hygiene,
         }
     }
 

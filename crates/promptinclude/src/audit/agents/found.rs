@@ -41,11 +41,14 @@ pub enum AgentWarningKind {
     /// A context file whose whole text is the path of a file beside it: a
     /// symbolic link that a checkout without links wrote as text.
     LinkAsText,
+    /// A path a context file names (a relative link, a code span holding a
+    /// path) that is not in the repository.
+    StaleReference,
 }
 
 impl AgentWarningKind {
     /// Every kind.
-    pub const ALL: [AgentWarningKind; 12] = [
+    pub const ALL: [AgentWarningKind; 13] = [
         AgentWarningKind::Truncated,
         AgentWarningKind::Shadowed,
         AgentWarningKind::DeadScope,
@@ -58,6 +61,7 @@ impl AgentWarningKind {
         AgentWarningKind::NotShared,
         AgentWarningKind::HiddenText,
         AgentWarningKind::LinkAsText,
+        AgentWarningKind::StaleReference,
     ];
 
     /// The stable name.
@@ -75,6 +79,7 @@ impl AgentWarningKind {
             AgentWarningKind::NotShared => "not_shared",
             AgentWarningKind::HiddenText => "hidden_text",
             AgentWarningKind::LinkAsText => "link_as_text",
+            AgentWarningKind::StaleReference => "stale_reference",
         }
     }
 
@@ -93,6 +98,7 @@ impl AgentWarningKind {
             AgentWarningKind::OverRecommended => "A file past the size the agent itself warns about.",
             AgentWarningKind::NotShared => "A project context file that one agent loads and another, started in the same directory, does not: the agents work from different rules.",
             AgentWarningKind::HiddenText => crate::audit::warnings::HIDDEN_TEXT_HELP,
+            AgentWarningKind::StaleReference => "A context file names a repository path that does not exist (a relative Markdown link, or a code span holding a path), neither from its directory nor from the root: the rules point the agent at something that is gone. Fix or remove the reference.",
             AgentWarningKind::LinkAsText => "A context file whose whole text is the path of a file beside it: a symbolic link (CLAUDE.md -> AGENTS.md) that a checkout with core.symlinks=false (Windows, some CI) wrote as a small text file. The agent reads the path, not the rules. Enable symbolic links in that checkout, or replace the link with an import or a copy.",
         }
     }

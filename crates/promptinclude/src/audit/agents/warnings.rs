@@ -67,6 +67,7 @@ pub(super) fn collect(
             }
             super::lint::lint(files, disk, &mut found);
             hidden_text(chains, disk, &mut found);
+            stale_references(root, chains, dirs, files, disk, &mut found);
             found
         },
     );
@@ -470,6 +471,168 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
             });
         }
     }
+}
+
+/// The repository paths each file an agent sends names and that do not
+/// exist (`crate::audit::references`): once per file, reference and line,
+/// named by the first agent that sends the file. A path counts as there
+/// when it resolves from the file's directory or any directory above it up
+/// to the root (a subproject's rules name paths from the subproject), or
+/// when some file or directory of the tree ends with it (`src/lib.rs` said
+/// of every crate, `completion.rs` said of one somewhere): only what is
+/// certainly gone is reported.
+fn stale_references(
+    root: &Path,
+    chains: &[AgentChains],
+    dirs: &[PathBuf],
+    files: &Files,
+    disk: &dyn Disk,
+    found: &mut Found,
+) {
+    use crate::audit::references::{find, has_extension, How};
+    let mut senders: BTreeMap<&Path, Vec<&'static str>> = BTreeMap::new();
+    for agent in chains {
+        for chain in &agent.chains {
+            let sent = chain.context.files.iter().filter(|f| f.is_sent());
+            for f in sent.filter(|f| f.path.starts_with(root)) {
+                let names = senders.entry(f.path.as_path()).or_default();
+                if !names.contains(&agent.agent.name()) {
+                    names.push(agent.agent.name());
+                }
+            }
+        }
+    }
+    // The references that resolve from nowhere: (file, its senders, line,
+    // as written, how, the path as a suffix to look for).
+    let mut unresolved = Vec::new();
+    for (path, agents) in senders {
+        let Ok(bytes) = disk.read(path) else {
+            continue;
+        };
+        let text = crate::agents::lossy(&bytes);
+        let dir = path.parent().unwrap_or(root);
+        let bases: Vec<&Path> = dir
+            .ancestors()
+            .take_while(|d| d.starts_with(root))
+            .collect();
+        for reference in find(&text) {
+            let written = reference.path.to_string();
+            let rel = written.trim_start_matches('/');
+            let from: &[&Path] = if written.starts_with('/') {
+                &[root]
+            } else {
+                &bases
+            };
+            let candidates: Vec<PathBuf> = from.iter().map(|b| lexical(&b.join(rel))).collect();
+            if !candidates.iter().any(|c| c.starts_with(root))
+                || candidates.iter().any(|c| disk.metadata(c).is_ok())
+            {
+                continue;
+            }
+            // A code span's word without a known extension is a path only
+            // where its first directory is there (`src/gone`, not
+            // `text/plain` or `owner/repo`).
+            let first = rel
+                .split('/')
+                .find(|p| !p.is_empty() && *p != ".")
+                .unwrap_or(rel);
+            let first_is_dir = || {
+                from.iter()
+                    .any(|b| disk.metadata(&b.join(first)).is_ok_and(|m| m.is_dir()))
+            };
+            if reference.how == How::Code && !has_extension(&written) && !first_is_dir() {
+                continue;
+            }
+            let suffix: Vec<&str> = rel
+                .split('/')
+                .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+                .collect();
+            if suffix.is_empty() {
+                continue;
+            }
+            let suffix = suffix.join("/");
+            unresolved.push((
+                path,
+                agents.clone(),
+                reference.line,
+                written,
+                reference.how,
+                suffix,
+            ));
+        }
+    }
+    if unresolved.is_empty() {
+        return;
+    }
+    // One look at the tree's files for the names the references end in.
+    let names: FxHashSet<Vec<u8>> = unresolved
+        .iter()
+        .map(|u| u.5.rsplit('/').next().unwrap_or(&u.5).as_bytes().to_vec())
+        .collect();
+    let mut somewhere: Vec<PathBuf> = Vec::new();
+    files.each(
+        |name| names.contains(name),
+        |p| somewhere.push(p.to_path_buf()),
+    );
+    somewhere.extend(
+        dirs.iter()
+            .filter(|d| {
+                d.file_name()
+                    .is_some_and(|n| names.contains(n.as_encoded_bytes()))
+            })
+            .cloned(),
+    );
+    let ends_with = |suffix: &str| {
+        somewhere.iter().any(|p| {
+            let p = p.as_os_str().as_encoded_bytes();
+            p.ends_with(suffix.as_bytes())
+                && p.len() > suffix.len()
+                && p[p.len() - suffix.len() - 1] == b'/'
+        })
+    };
+    for (path, agents, line, written, how, suffix) in unresolved {
+        if ends_with(&suffix) {
+            continue;
+        }
+        let what = match how {
+            How::Link => "links to",
+            How::Code => "names",
+        };
+        found.add(AgentWarning {
+            kind: AgentWarningKind::StaleReference,
+            agent: agents[0],
+            path: path.to_path_buf(),
+            line: Some(line),
+            message: format!(
+                "{what} `{written}`, which is nowhere in the repository (not from the file's directory or any above it, and no path of the tree ends with it) (sent by {})",
+                english_list(&agents)
+            ),
+            cause: match how {
+                How::Link => "a link to a path that does not exist",
+                How::Code => "a code span naming a path that does not exist",
+            },
+            class: None,
+            dirs: Vec::new(),
+            lint_only: false,
+        });
+    }
+}
+
+/// `path` with `.` and `..` resolved by the name (a path that does not
+/// exist has no links to follow).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The path a file's whole text names, when that text is what git writes
