@@ -1853,26 +1853,12 @@ fn check_summary_snapshot(name: &str, repo: &Repo, extra: &[&str]) {
     });
 }
 
-/// Copies the tree `from` to `to` (files and directories only).
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn the_summary_of_the_fixture_monorepo() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agents");
     let repo = Repo::new();
-    copy_tree(&fixtures.join("mono"), &repo.root);
-    copy_tree(&fixtures.join("home"), &repo.home);
+    common::copy_tree(&fixtures.join("mono"), &repo.root);
+    common::copy_tree(&fixtures.join("home"), &repo.home);
     check_summary_snapshot("fixture-mono", &repo, &[]);
 }
 

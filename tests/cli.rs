@@ -303,7 +303,7 @@ fn the_readme_has_a_context_example_per_agent() {
     // examples run in a copy of the fixture where nothing above can add a file.
     let dir = tempfile::tempdir().unwrap();
     let base = fs::canonicalize(dir.path()).unwrap();
-    copy_tree(&repo.join("fixtures/agents"), &base.join("fixtures/agents"));
+    common::copy_tree(&repo.join("fixtures/agents"), &base.join("fixtures/agents"));
     let mut agents = Vec::new();
     for (at, _) in readme.match_indices("\n$ ") {
         let line_end = at + 1 + readme[at + 1..].find('\n').unwrap();
@@ -364,20 +364,6 @@ fn the_readme_has_a_context_example_per_agent() {
         ],
         "one README example per agent"
     );
-}
-
-/// Copies a directory tree of files and directories.
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// `--version` names the versions of the agents the e2e tests run (their

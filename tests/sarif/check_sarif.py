@@ -4,7 +4,8 @@
 
 For trees built to raise the audit's warnings (the fixtures, the agents'
 monorepo, hidden text, configuration mistakes, links leaving a git
-repository, a root that is a file, a run past the results cap), each SARIF
+repository, a root that is a file, a run past the results cap: every kind
+but `unreadable_dir`, which a test running as root cannot raise), each SARIF
 log must be valid by the official SARIF 2.1.0 schema (shipped in the
 validator's npm package) and by Microsoft's SARIF Multitool with its SARIF
 and GitHub rules (`validate --rule-kind Sarif;Gh`), and must say what the
@@ -73,9 +74,9 @@ def audit(name, roots, cwd, extra=(), env=None, cap=False):
             continue
         for w in r["warnings"]:
             path = w.get("path") or r["abs_root"]
-            warnings.append((w["kind"], None, path, w.get("line")))
+            warnings.append((w["kind"], None, path, w.get("line"), w.get("column")))
         for w in (r.get("agents") or {}).get("warnings", []):
-            warnings.append((w["kind"], w["agent"], w["path"], w.get("line")))
+            warnings.append((w["kind"], w["agent"], w["path"], w.get("line"), w.get("column")))
     results = run0["results"]
     shown = []
     for res in results:
@@ -87,8 +88,8 @@ def audit(name, roots, cwd, extra=(), env=None, cap=False):
             path = str(Path(cwd))
         line = loc["region"]["startLine"]
         agent = (res.get("properties") or {}).get("agent")
-        shown.append((res["ruleId"], agent or "", os.path.normpath(path), line))
-    expected = [(k, a or "", os.path.normpath(p), line or 1) for k, a, p, line in warnings]
+        shown.append((res["ruleId"], agent or "", os.path.normpath(path), line, loc["region"].get("startColumn") or 0))
+    expected = [(k, a or "", os.path.normpath(p), line or 1, col or 0) for k, a, p, line, col in warnings]
     notes = run0["invocations"][0]["toolExecutionNotifications"]
     if cap:
         assert len(results) == 5000 < len(expected), (name, len(results), len(expected))
@@ -160,7 +161,8 @@ with tempfile.TemporaryDirectory() as tmp:
     write(conf / "B.PROMPTINCLUDE.MD", "b\n")
     write(conf / "vendor/x/.git/HEAD", "ref: refs/heads/main\n")
     write(conf / "vendor/x/v.promptinclude.md", "v\n")
-    write(tmp / "bad.json", '{"max_total_tokens": 1.5, "bogus_key": 1}')
+    write(conf / "dropped/x.promptinclude.md", "dropped\n")
+    write(tmp / "bad.json", '{"max_total_tokens": 1.5, "bogus_key": 1, "gitignore": "dropped/x.promptinclude.md"}')
     audit("config", ["conf", "conf/a.promptinclude.md"], tmp, ["--config", str(tmp / "bad.json")])
     audit("limits", ["conf"], tmp, ["--max-file-tokens", "50", "--max-file-count", "300"])
     audit("env", ["conf"], tmp, env={"A0_SET__promptinclude__max_depth": "deep"})
@@ -192,7 +194,7 @@ wanted = {
     "undiscovered_case", "undiscovered_pruned", "undiscovered_too_deep", "unknown_config_key",
     "invalid_env_value", "withheld", "truncated", "shadowed", "dead_scope", "unresolved_import",
     "not_shared", "duplicate", "host_include_original", "import_cycle", "import_too_deep",
-    "over_recommended", "bad_front_matter", "unreadable", "link_as_text", "stale_reference",
+    "over_recommended", "bad_front_matter", "unreadable", "link_as_text", "stale_reference", "undiscovered_ignored",
 }
 missing = wanted - kinds_seen
 assert not missing, f"no result of {sorted(missing)}"

@@ -21,6 +21,7 @@ mod engine;
 pub mod gemini;
 mod js;
 mod markdown;
+pub use markdown::code_span_close;
 pub(crate) mod opencode;
 pub mod pi;
 pub(crate) mod qwen;

@@ -581,6 +581,25 @@ fn inline_breaks(block: &str) -> Vec<(usize, usize, bool)> {
     breaks
 }
 
+/// Where the code span that a run of `run` backticks opens (before
+/// `from`) closes: the start of the next run of exactly as many backticks,
+/// as CommonMark's code spans close; `None` when none does.
+pub fn code_span_close(bytes: &[u8], from: usize, run: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let n = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+        if n == run {
+            return Some(i);
+        }
+        i += n;
+    }
+    None
+}
+
 /// Where marked's lexer finds code in `text` (`\n` line ends): fenced and
 /// indented blocks and code spans, by byte range, in order. Agents that
 /// leave `@` imports in code alone ask it (Qwen Code).

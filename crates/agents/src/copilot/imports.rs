@@ -305,7 +305,9 @@ fn imports_of_line<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<Impo
         match bytes[i] {
             b'`' => {
                 let run = bytes[i..to].iter().take_while(|b| **b == b'`').count();
-                i = span_end(&bytes[..to], i + run, run).unwrap_or(to);
+                // An unclosed run leaves the rest of the line out.
+                i = crate::markdown::code_span_close(&bytes[..to], i + run, run)
+                    .map_or(to, |close| close + run);
             }
             b'@' => {
                 let after_word = i > 0
@@ -318,24 +320,6 @@ fn imports_of_line<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<Impo
             _ => i += 1,
         }
     }
-}
-
-/// Where the code span opened by `run` backticks before `from` ends: after
-/// the next run of exactly as many.
-fn span_end(bytes: &[u8], from: usize, run: usize) -> Option<usize> {
-    let mut i = from;
-    while i < bytes.len() {
-        if bytes[i] != b'`' {
-            i += 1;
-            continue;
-        }
-        let n = bytes[i..].iter().take_while(|b| **b == b'`').count();
-        if n == run {
-            return Some(i + n);
-        }
-        i += n;
-    }
-    None
 }
 
 /// The import whose `@` is at `at` (before `to`, the line's end), if the

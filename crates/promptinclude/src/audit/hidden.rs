@@ -33,6 +33,7 @@ pub(crate) fn warnings(path: &str, text: &str) -> Vec<Warning> {
             line: Some(f.line),
             message: f.message(),
             class: Some(f.class.id()),
+            column: Some(f.column),
         })
         .collect()
 }

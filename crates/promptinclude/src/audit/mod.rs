@@ -579,6 +579,7 @@ fn root_warnings(
                 key.name()
             ),
             class: None,
+            column: None,
         });
     }
     warnings.extend(surprising_values(config, config_file.as_deref(), &line_of));
@@ -593,6 +594,7 @@ fn root_warnings(
                 Key::known_names()
             ),
             class: None,
+            column: None,
         });
     }
     for env in notes.env.iter().filter(|e| !e.applied) {
@@ -607,6 +609,7 @@ fn root_warnings(
                 config.get(env.key)
             ),
             class: None,
+            column: None,
         });
     }
     warnings
@@ -640,6 +643,7 @@ fn surprising_values(
                 line: line_of(key),
                 message: format!("{} = {value} is {why}", key.name()),
                 class: None,
+                column: None,
             });
         }
     }

@@ -88,7 +88,7 @@ fn in_line<'a>(line: &'a str, number: usize, out: &mut Vec<Reference<'a>>) {
             b'`' => {
                 let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
                 let start = i + run;
-                match span_end(bytes, start, run) {
+                match crate::agents::code_span_close(bytes, start, run) {
                     Some(end) => {
                         let code = line[start..end].trim_matches(' ');
                         if let Some(path) = code_path(code) {
@@ -118,24 +118,6 @@ fn in_line<'a>(line: &'a str, number: usize, out: &mut Vec<Reference<'a>>) {
             _ => i += 1,
         }
     }
-}
-
-/// Where the code span whose `run` backticks end before `from` closes: at
-/// the next run of exactly as many.
-fn span_end(bytes: &[u8], from: usize, run: usize) -> Option<usize> {
-    let mut i = from;
-    while i < bytes.len() {
-        if bytes[i] != b'`' {
-            i += 1;
-            continue;
-        }
-        let n = bytes[i..].iter().take_while(|&&b| b == b'`').count();
-        if n == run {
-            return Some(i);
-        }
-        i += n;
-    }
-    None
 }
 
 /// The path a link's destination names, if it is a relative path in the

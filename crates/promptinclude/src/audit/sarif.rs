@@ -128,6 +128,7 @@ struct Finding {
     /// The file (or, for a warning about no file, the root).
     path: PathBuf,
     line: Option<usize>,
+    column: Option<usize>,
     message: String,
     /// The agent, for an agents' warning.
     agent: Option<&'static str>,
@@ -171,6 +172,7 @@ impl SarifLog {
                 level: plain_level(w.kind),
                 path,
                 line: w.line,
+                column: w.column,
                 message: w.message.clone(),
                 agent: None,
                 key,
@@ -192,6 +194,7 @@ impl SarifLog {
                 level: agent_level(w.kind),
                 path: w.path.clone(),
                 line: w.line,
+                column: w.column,
                 message: format!("{}: {}", w.agent, w.message),
                 agent: Some(w.agent),
                 key,
@@ -229,6 +232,10 @@ impl SarifLog {
                     }}],
                     "partialFingerprints": {"promptincludeFinding/v1": fingerprint},
                 });
+                if let (Some(column), Some(_)) = (f.column, f.line) {
+                    result["locations"][0]["physicalLocation"]["region"]["startColumn"] =
+                        json!(column);
+                }
                 if let Some(agent) = f.agent {
                     result["properties"] = json!({"agent": agent});
                 }

@@ -204,6 +204,10 @@ pub struct Warning {
     /// (`--fail-on hidden_text:tag`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<&'static str>,
+    /// The 1-based column (in characters) on `line`, where there is one
+    /// (`hidden_text`: the first hidden character's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
 }
 
 impl Warning {
@@ -215,6 +219,7 @@ impl Warning {
             line: None,
             message,
             class: None,
+            column: None,
         }
     }
 }
@@ -314,6 +319,7 @@ fn find_expansions(path: &str, text: &str, place: Place) -> Vec<Warning> {
                 line: Some(line),
                 message,
                 class: None,
+                column: None,
             }
         })
         .collect()

@@ -135,6 +135,8 @@ pub struct AgentWarning {
     /// For `hidden_text`: the class of characters (as in the plain audit's
     /// warnings).
     pub class: Option<&'static str>,
+    /// The 1-based column (in characters) on `line`, where there is one.
+    pub column: Option<usize>,
     /// The directories the agent may be started in where it happens (the
     /// first of each chain; empty when it does not depend on that).
     pub dirs: Vec<PathBuf>,
@@ -156,6 +158,8 @@ impl Serialize for AgentWarning {
             cause: &'static str,
             #[serde(skip_serializing_if = "Option::is_none")]
             class: Option<&'static str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            column: Option<usize>,
             dirs: Vec<String>,
             lint_only: bool,
         }
@@ -167,6 +171,7 @@ impl Serialize for AgentWarning {
             message: &self.message,
             cause: self.cause,
             class: self.class,
+            column: self.column,
             dirs: self
                 .dirs
                 .iter()
@@ -296,6 +301,7 @@ mod tests {
             message: message.to_string(),
             cause: "a cause",
             class: None,
+            column: None,
             dirs: dirs.iter().map(PathBuf::from).collect(),
             lint_only: false,
         }

@@ -300,6 +300,7 @@ fn lint_warning(
         message,
         cause,
         class: None,
+        column: None,
         dirs: Vec::new(),
         lint_only: true,
     }

@@ -90,6 +90,7 @@ fn warning(
         message,
         cause,
         class: None,
+        column: None,
         dirs: vec![chain.start.clone()],
         lint_only: false,
     }
@@ -389,6 +390,7 @@ fn scoped_rules(
                 message,
                 cause,
                 class: None,
+                column: None,
                 dirs: Vec::new(),
                 lint_only: false,
             };
@@ -453,6 +455,7 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
                 ),
                 cause: "a link written as text",
                 class: None,
+                column: None,
                 dirs: Vec::new(),
                 lint_only: false,
             });
@@ -466,6 +469,7 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
                 message: format!("{} (sent by {})", finding.message(), english_list(&agents)),
                 cause: finding.class.name(),
                 class: Some(finding.class.id()),
+                column: Some(finding.column),
                 dirs: Vec::new(),
                 lint_only: false,
             });
@@ -612,6 +616,7 @@ fn stale_references(
                 How::Code => "a code span naming a path that does not exist",
             },
             class: None,
+            column: None,
             dirs: Vec::new(),
             lint_only: false,
         });
@@ -826,6 +831,7 @@ fn not_shared<'a>(
             ),
             cause: miss.cause,
             class: None,
+            column: None,
             dirs: miss.dirs,
             lint_only: false,
         });
