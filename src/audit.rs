@@ -153,7 +153,7 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     let (roots, _) = select_roots(&args.roots)?;
     init_threads(args.roots.threads)?;
     let batch = Batch::plan_with_policy(&roots, &resolver, args.read.policy(false))?;
-    let agents = chosen_agents(args)?;
+    let agents = args.agents.chosen();
     let home = args.agents.home_dir()?;
     let env = |name: &str| std::env::var_os(name);
     let setup = Setup {
@@ -249,11 +249,6 @@ pub fn audit(args: &AuditArgs) -> Result<ExitStatus> {
     write_result?;
     output.finish(&summary)?;
     Ok(status.merge(report_failures(&summary)))
-}
-
-/// The agents `--agents` names.
-fn chosen_agents(args: &AuditArgs) -> Result<Vec<Agent>> {
-    Ok(args.agents.chosen())
 }
 
 /// The agents' view of revision `rev` of the repository at `root`: what a

@@ -66,8 +66,9 @@ pub(super) fn collect(
                 }
             }
             super::lint::lint(files, disk, &mut found);
-            hidden_text(chains, disk, &mut found);
-            stale_references(root, chains, dirs, files, disk, &mut found);
+            let sent = senders(chains);
+            hidden_text(&sent, disk, &mut found);
+            stale_references(root, &sent, dirs, files, disk, &mut found);
             found
         },
     );
@@ -424,12 +425,13 @@ fn scoped_rules(
     }
 }
 
-/// Characters a reader does not see, and a link written as text, in each
-/// file an agent sends (once per file, named by the first agent that sends
-/// it; Agent Zero's rule files are the plain audit's).
-fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
-    let mut senders: BTreeMap<&Path, Vec<&'static str>> = BTreeMap::new();
-    for agent in chains.iter().filter(|a| a.agent != Agent::AgentZero) {
+/// Every file some agent sends, with the agents that send it (in the order
+/// asked for): the files the checks of a file's text look at, each once.
+type Senders<'a> = BTreeMap<&'a Path, Vec<&'static str>>;
+
+fn senders(chains: &[AgentChains]) -> Senders<'_> {
+    let mut senders = Senders::new();
+    for agent in chains {
         for chain in &agent.chains {
             for f in chain.context.files.iter().filter(|f| f.is_sent()) {
                 let names = senders.entry(f.path.as_path()).or_default();
@@ -439,7 +441,22 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
             }
         }
     }
-    for (path, agents) in senders {
+    senders
+}
+
+/// Characters a reader does not see, and a link written as text, in each
+/// file an agent sends (once per file, named by the first agent that sends
+/// it; Agent Zero's rule files are the plain audit's).
+fn hidden_text(sent: &Senders<'_>, disk: &dyn Disk, found: &mut Found) {
+    let others = sent.iter().map(|(path, agents)| {
+        let agents: Vec<&'static str> = agents
+            .iter()
+            .copied()
+            .filter(|a| *a != Agent::AgentZero.name())
+            .collect();
+        (*path, agents)
+    });
+    for (path, agents) in others.filter(|(_, agents)| !agents.is_empty()) {
         let Ok(bytes) = disk.read(path) else {
             continue;
         };
@@ -487,29 +504,17 @@ fn hidden_text(chains: &[AgentChains], disk: &dyn Disk, found: &mut Found) {
 /// certainly gone is reported.
 fn stale_references(
     root: &Path,
-    chains: &[AgentChains],
+    sent: &Senders<'_>,
     dirs: &[PathBuf],
     files: &Files,
     disk: &dyn Disk,
     found: &mut Found,
 ) {
     use crate::audit::references::{find, has_extension, How};
-    let mut senders: BTreeMap<&Path, Vec<&'static str>> = BTreeMap::new();
-    for agent in chains {
-        for chain in &agent.chains {
-            let sent = chain.context.files.iter().filter(|f| f.is_sent());
-            for f in sent.filter(|f| f.path.starts_with(root)) {
-                let names = senders.entry(f.path.as_path()).or_default();
-                if !names.contains(&agent.agent.name()) {
-                    names.push(agent.agent.name());
-                }
-            }
-        }
-    }
     // The references that resolve from nowhere: (file, its senders, line,
     // as written, how, the path as a suffix to look for).
     let mut unresolved = Vec::new();
-    for (path, agents) in senders {
+    for (&path, agents) in sent.iter().filter(|(path, _)| path.starts_with(root)) {
         let Ok(bytes) = disk.read(path) else {
             continue;
         };
