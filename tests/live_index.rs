@@ -33,6 +33,14 @@ fn main() {
             unchanged_tree();
             Ok(())
         }),
+        Trial::test("links_named_unlike_rule_files_cost_nothing", || {
+            links_that_decide_nothing();
+            Ok(())
+        }),
+        Trial::test("a_rule_file_link_is_stated_not_listed", || {
+            rule_file_link();
+            Ok(())
+        }),
         Trial::test("a_queue_overflow_falls_back_to_a_full_scan", || {
             overflow();
             Ok(())
@@ -113,7 +121,7 @@ fn mutate(rng: &mut Rng, root: &Path, outside: &Path, linkiness: usize) -> Strin
     let fresh = dir.join(name);
     let entry = (!entries.is_empty()).then(|| rng.pick(&entries).clone());
     let text = random_text(rng);
-    let what = rng.below(20);
+    let what = rng.below(22);
     let result = match (what, &entry) {
         (0..=2, _) => fs::write(&fresh, &text).map(|()| format!("write {}", fresh.display())),
         (3, _) => fs::create_dir_all(fresh.join(*rng.pick(NAMES)))
@@ -149,8 +157,8 @@ fn mutate(rng: &mut Rng, root: &Path, outside: &Path, linkiness: usize) -> Strin
             fs::set_permissions(e, fs::Permissions::from_mode(mode))
                 .map(|()| format!("chmod {mode:o} {}", e.display()))
         }
-        (11 | 12, _) if !rng.chance(linkiness) => {
-            // Links make directories volatile: most steps keep them rare.
+        (11 | 12 | 18 | 19, _) if !rng.chance(linkiness) => {
+            // Some seeds keep links rare, to test the memory of plain trees.
             let links: Vec<&PathBuf> = entries.iter().filter(|e| e.is_symlink()).collect();
             match links.first() {
                 Some(l) => fs::remove_file(l).map(|()| format!("rm link {}", l.display())),
@@ -158,11 +166,17 @@ fn mutate(rng: &mut Rng, root: &Path, outside: &Path, linkiness: usize) -> Strin
             }
         }
         (11, _) => {
-            let target: PathBuf = match rng.below(4) {
+            // To a file or a directory, inside the tree or out, dangling;
+            // by absolute or relative path. `fresh`'s name may be a rule
+            // file's or not.
+            let target: PathBuf = match rng.below(7) {
                 0 => outside.join("target.promptinclude.md"),
                 1 => rng.pick(&dirs).clone(),
                 2 => PathBuf::from("nowhere"),
-                _ => outside.to_path_buf(),
+                3 => outside.to_path_buf(),
+                4 => entry.clone().unwrap_or_else(|| root.join("x.txt")),
+                5 => PathBuf::from(*rng.pick(NAMES)),
+                _ => PathBuf::from("..").join(*rng.pick(NAMES)),
             };
             let _ = remove(&fresh);
             symlink(&target, &fresh)
@@ -171,7 +185,10 @@ fn mutate(rng: &mut Rng, root: &Path, outside: &Path, linkiness: usize) -> Strin
         (12, _) => {
             // Retarget a link atomically (rename over it).
             let tmp = dir.join(".tmp-link");
-            let target = outside.join(format!("t{}.promptinclude.md", rng.below(3)));
+            let target = match rng.below(3) {
+                0 => root.join(*rng.pick(NAMES)),
+                _ => outside.join(format!("t{}.promptinclude.md", rng.below(3))),
+            };
             let _ = fs::remove_file(&tmp);
             symlink(&target, &tmp)
                 .and_then(|()| fs::rename(&tmp, &fresh))
@@ -216,6 +233,51 @@ fn mutate(rng: &mut Rng, root: &Path, outside: &Path, linkiness: usize) -> Strin
                     fs::rename(&tmp, &fresh)
                 })
                 .map(|()| format!("swap dir {}", fresh.display()))
+        }
+        (18, _) => {
+            // A link's target replaced: a file by a directory, a directory
+            // by a file, nothing by a file.
+            let links: Vec<&PathBuf> = entries.iter().filter(|e| e.is_symlink()).collect();
+            match links.first().map(|l| (l, fs::read_link(l))) {
+                Some((l, Ok(target))) => {
+                    let target = l.parent().unwrap().join(target);
+                    let result = match target.symlink_metadata() {
+                        Ok(m) if m.is_dir() => {
+                            remove(&target).and_then(|()| fs::write(&target, &text))
+                        }
+                        Ok(_) => fs::remove_file(&target)
+                            .and_then(|()| fs::create_dir(&target))
+                            .and_then(|()| fs::write(target.join("a.promptinclude.md"), &text)),
+                        Err(_) => fs::write(&target, &text),
+                    };
+                    result.map(|()| {
+                        format!("replace the target {} of {}", target.display(), l.display())
+                    })
+                }
+                _ => Ok("no link".into()),
+            }
+        }
+        (19, _) => {
+            // A link swapped for a regular file, or a file for a link (each
+            // renamed over the other, as editors save).
+            let tmp = dir.join(".tmp-swap");
+            let _ = remove(&tmp);
+            if fresh.is_symlink() {
+                fs::write(&tmp, &text)
+                    .and_then(|()| fs::rename(&tmp, &fresh))
+                    .map(|()| format!("swap link {} for a file", fresh.display()))
+            } else {
+                let target = outside.join(format!("t{}.promptinclude.md", rng.below(3)));
+                symlink(&target, &tmp)
+                    .and_then(|()| fs::rename(&tmp, &fresh))
+                    .map(|()| {
+                        format!(
+                            "swap {} for a link to {}",
+                            fresh.display(),
+                            target.display()
+                        )
+                    })
+            }
         }
         _ => fs::write(&fresh, &text).map(|()| format!("write {}", fresh.display())),
     };
@@ -276,6 +338,7 @@ fn random_mutations() -> Result<Completion, Failed> {
         let batch = Arc::new(Batch::plan(&[&root], &resolver).unwrap());
         let mut batch_index = BatchIndex::new(Arc::clone(&batch), IndexOptions::default());
         let mut log: Vec<String> = Vec::new();
+        let mut link_checks = 0;
         for step in 0..steps {
             if step > 0 {
                 for _ in 0..1 + rng.below(3) {
@@ -285,6 +348,7 @@ fn random_mutations() -> Result<Completion, Failed> {
             let fresh = scan(&root, &config).map_err(|e| e.to_string());
             let live = index.scan().map_err(|e| e.to_string());
             let stats = index.stats().clone();
+            link_checks += stats.links_checked;
             let context = || {
                 format!(
                     "seed {seed} (PROMPTINCLUDE_INDEX_SEED={seed} PROMPTINCLUDE_INDEX_SEEDS=1 repeats it), step {step}, config {cfg_json}; last steps: {:?}; stats {stats:?}",
@@ -341,7 +405,7 @@ fn random_mutations() -> Result<Completion, Failed> {
         }
         let stats = index.stats();
         eprintln!(
-            "seed {seed}: {steps} steps; {} of {} scans unchanged, {} directories listed, {} files read; fallbacks {:?}",
+            "seed {seed}: {steps} steps; {} of {} scans unchanged, {} directories listed, {} files read, {link_checks} links stat'ed; fallbacks {:?}",
             stats.unchanged, stats.scans, stats.dirs_listed, stats.files_read, stats.fallbacks
         );
         // Restore permissions so the temporary directory can go.
@@ -352,6 +416,100 @@ fn random_mutations() -> Result<Completion, Failed> {
         seeds * steps
     );
     Ok(Completion::Completed)
+}
+
+/// The links real repositories hold (`AGENTS.md -> CLAUDE.md`, licences,
+/// a link to a directory, a dangling one) change no answer while their
+/// names are not rule files': re-scans list nothing and `stat` no link.
+/// Under a pattern that takes every name, each is `stat`ed, and nothing is
+/// listed either.
+fn links_that_decide_nothing() {
+    let dir = tree(3);
+    let root = dir.path();
+    fs::write(root.join("CLAUDE.md"), "Shared rules.\n").unwrap();
+    symlink("CLAUDE.md", root.join("AGENTS.md")).unwrap();
+    symlink("../../CLAUDE.md", root.join("d1/e/LICENSE")).unwrap();
+    symlink("d0", root.join("d0-link")).unwrap();
+    symlink("nowhere", root.join("d2/gone")).unwrap();
+    for (config, deciding) in [
+        (Config::default(), 0),
+        (config_of(&serde_json::json!({"name_pattern": "*"})), 4),
+    ] {
+        let mut index = Index::open(root, config.clone()).unwrap();
+        let first = index.scan().unwrap();
+        assert_eq!(first, scan(root, &config).unwrap());
+        // Targets made just now cannot be vouched for by their times yet.
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        index.scan().unwrap();
+        let again = index.scan().unwrap();
+        assert_eq!(again, scan(root, &config).unwrap());
+        let stats = index.stats();
+        assert_eq!(
+            (
+                stats.last_dirs_listed,
+                stats.last_files_read,
+                stats.listed_every_scan
+            ),
+            (0, 0, 0),
+            "{stats:?}"
+        );
+        assert_eq!(stats.links_checked, deciding, "{stats:?}");
+        if deciding == 0 {
+            assert_eq!(stats.fallbacks.links, 0, "{stats:?}");
+            assert_eq!(stats.unchanged, 2, "{stats:?}");
+        }
+    }
+}
+
+/// A rule file that is a link to a file outside the tree: one `stat` per
+/// scan, and every change of its target seen (content of the same size,
+/// the target replaced by a directory, removed, made again).
+fn rule_file_link() {
+    let dir = tree(2);
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("shared.md");
+    fs::write(&target, "Use tabs.\n").unwrap();
+    let root = dir.path();
+    symlink(&target, root.join("d0/shared.promptinclude.md")).unwrap();
+    let config = Config::default();
+    let mut index = Index::open(root, config.clone()).unwrap();
+    let fresh = || scan(root, &config).unwrap();
+    let settle = || std::thread::sleep(std::time::Duration::from_millis(250));
+    settle();
+    index.scan().unwrap();
+    assert_eq!(index.scan().unwrap(), fresh());
+    let stats = index.stats().clone();
+    assert_eq!(
+        (stats.last_dirs_listed, stats.last_files_read),
+        (0, 0),
+        "{stats:?}"
+    );
+    assert_eq!(stats.links_checked, 1, "{stats:?}");
+    let changes: [(&str, &dyn Fn()); 4] = [
+        ("same size", &|| fs::write(&target, "Use TABS.\n").unwrap()),
+        ("a directory", &|| {
+            fs::remove_file(&target).unwrap();
+            fs::create_dir(&target).unwrap();
+        }),
+        ("gone", &|| fs::remove_dir(&target).unwrap()),
+        ("back", &|| fs::write(&target, "Use spaces.\n").unwrap()),
+    ];
+    for (what, change) in changes {
+        let before = index.scan().unwrap();
+        change();
+        let now = fresh();
+        assert_ne!(before, now, "{what}: the change changes the answer");
+        assert_eq!(index.scan().unwrap(), now, "{what}");
+        settle();
+        assert_eq!(index.scan().unwrap(), now, "{what}, settled");
+        assert_eq!(index.scan().unwrap(), now, "{what}, kept");
+        assert_eq!(
+            index.stats().last_dirs_listed,
+            0,
+            "{what}: {:?}",
+            index.stats()
+        );
+    }
 }
 
 /// A small tree: `n` directories, each with a rule file.

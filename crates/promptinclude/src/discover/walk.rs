@@ -62,7 +62,7 @@ use std::sync::{Arc, Mutex};
 
 use super::rules::{self, DirRules, DirState};
 use super::{path::join_rel, sort_candidates, Candidate, Matchers};
-use crate::sys::{self, Entries, EntryKind};
+use crate::sys::{self, Entries, EntryKind, Stamp};
 
 thread_local! {
     /// A directory's entries as the walk lists them for a visitor that keeps
@@ -233,9 +233,49 @@ pub(crate) trait DirMemo: Sync {
     /// what the listing gives may be kept at all.
     fn before_listing(&self, full: &[u8]) -> bool;
     /// What listing `full` (open as `fd`) gave, when `before_listing` said
-    /// it may be kept. `saw_link`: an entry is a symbolic link, whose
-    /// target can change with no event in `full`.
-    fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, saw_link: bool);
+    /// it may be kept, and what its symbolic links mean to it (a link's
+    /// target can change with no event in `full`).
+    fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, links: ListingLinks);
+}
+
+/// A symbolic link whose target decides what its directory's listing
+/// gives. Its name is one the scan takes as a candidate, so it is a
+/// candidate while its target is a file or nothing at all, and not one
+/// while its target is a directory (the walk never enters a link).
+#[derive(Clone, Debug)]
+pub(crate) struct DecidingLink {
+    /// The link's full path.
+    pub(crate) full: Vec<u8>,
+    /// What `stat` through it gave when the directory was listed.
+    pub(crate) target: Result<Stamp, i32>,
+}
+
+/// What the symbolic links of a listed directory mean to its listing.
+///
+/// A link whose name the scan would not take (`name_pattern`, or a pattern
+/// that drops it) changes nothing, whatever it points at: as a directory
+/// it is never entered, as a file it is not taken, and a failed `stat`
+/// matters only to the recursion check. Only the links named here can.
+#[derive(Debug)]
+pub(crate) enum ListingLinks {
+    /// Links whose targets decide what the listing gives, each vouched for
+    /// by one `stat` (none: no link decides anything).
+    Decide(Vec<DecidingLink>),
+    /// A link at the depth where the reference's recursion limit applies:
+    /// whether it makes the reference raise depends on its target, and the
+    /// walk does not keep that to compare.
+    Unverifiable,
+}
+
+/// What the walk learns of one directory entry.
+struct EntryType {
+    is_dir: bool,
+    is_link: bool,
+    /// `os.walk`'s `is_dir()` raised inside (a `stat` that failed).
+    stat_failed: bool,
+    /// For a link, what `stat` through it gave (`None` when its path is
+    /// too long to `stat`: what it is then cannot change).
+    target: Option<Result<Stamp, i32>>,
 }
 
 /// [`discover`] for a live index: directories `memo` recalls are not
@@ -390,7 +430,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
         };
         let plan = self.plan(&dir);
         let mut found = Listing::default();
-        let mut saw_link = false;
+        let mut links = ListingLinks::Decide(Vec::new());
         // The thread's buffer, taken (a visit that runs while this one waits
         // finds it empty and grows its own): a listing is then copied once
         // at its size, not grown entry by entry in every directory.
@@ -403,13 +443,15 @@ impl<'m, V: Visitor> Walk<'m, V> {
             if let Some(entries) = &mut entries {
                 entries.push(name, kind);
             }
-            let (is_dir, is_link, stat_failed) = self.classify(&fd, &dir, name, kind);
-            saw_link |= is_link;
-            if plan.rules.check_recursion && stat_failed {
+            let entry = self.classify(&fd, &dir, name, kind);
+            if plan.rules.check_recursion && entry.stat_failed {
                 found.raises = true;
             }
-            if is_dir {
-                self.on_subdir(&plan, name, is_link, &mut found);
+            if entry.is_link && self.memo.is_some() {
+                self.on_link(&plan, name, &entry, &mut links);
+            }
+            if entry.is_dir {
+                self.on_subdir(&plan, name, entry.is_link, &mut found);
             } else {
                 self.on_file(&plan, name, &mut found.files);
             }
@@ -442,7 +484,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
                 files: files.clone(),
                 subdirs: subdirs.clone(),
             };
-            memo.listed(&dir.full, &fd, listing, saw_link);
+            memo.listed(&dir.full, &fd, listing, links);
         }
         if !subdirs.is_empty() {
             if let Some(held) = HeldParent::try_hold(fd) {
@@ -481,31 +523,72 @@ impl<'m, V: Visitor> Walk<'m, V> {
         }
     }
 
-    /// `(is a directory, is a link, os.walk's is_dir() raised inside)` for
-    /// an entry of `dir`, with a `stat` only where the entry's type needs one.
-    fn classify(
-        &self,
-        fd: &OwnedFd,
-        dir: &DirItem,
-        name: &[u8],
-        kind: EntryKind,
-    ) -> (bool, bool, bool) {
+    /// What an entry of `dir` is, with a `stat` only where its type needs
+    /// one (a link, or no `d_type`).
+    fn classify(&self, fd: &OwnedFd, dir: &DirItem, name: &[u8], kind: EntryKind) -> EntryType {
+        let plain = |is_dir, stat_failed| EntryType {
+            is_dir,
+            is_link: false,
+            stat_failed,
+            target: None,
+        };
+        let link = |followed: io::Result<rustix::fs::Stat>| match followed {
+            Ok(st) => EntryType {
+                is_dir: sys::is_dir_mode(&st),
+                is_link: true,
+                stat_failed: false,
+                target: Some(Ok(Stamp::of(&st))),
+            },
+            Err(e) => EntryType {
+                is_dir: false,
+                is_link: true,
+                stat_failed: true,
+                target: Some(Err(e.raw_os_error().unwrap_or(0))),
+            },
+        };
         match kind {
-            EntryKind::Dir => (true, false, false),
-            EntryKind::File | EntryKind::Other => (false, false, false),
-            _ if !self.fits(dir, name) => (false, kind == EntryKind::Symlink, true),
-            EntryKind::Symlink => match sys::stat_at(fd, name, true) {
-                Ok(st) => (sys::is_dir_mode(&st), true, false),
-                Err(_) => (false, true, true),
+            EntryKind::Dir => plain(true, false),
+            EntryKind::File | EntryKind::Other => plain(false, false),
+            _ if !self.fits(dir, name) => EntryType {
+                is_dir: false,
+                is_link: kind == EntryKind::Symlink,
+                stat_failed: true,
+                target: None,
             },
+            EntryKind::Symlink => link(sys::stat_at(fd, name, true)),
             EntryKind::Unknown => match sys::stat_at(fd, name, false) {
-                Ok(st) if sys::is_symlink_mode(&st) => match sys::stat_at(fd, name, true) {
-                    Ok(st) => (sys::is_dir_mode(&st), true, false),
-                    Err(_) => (false, true, true),
-                },
-                Ok(st) => (sys::is_dir_mode(&st), false, false),
-                Err(_) => (false, false, true),
+                Ok(st) if sys::is_symlink_mode(&st) => link(sys::stat_at(fd, name, true)),
+                Ok(st) => plain(sys::is_dir_mode(&st), false),
+                Err(_) => plain(false, true),
             },
+        }
+    }
+
+    /// A symbolic link of `plan.dir`, for a live index: whether its target
+    /// can change what the listing gives (see [`ListingLinks`]).
+    fn on_link(
+        &self,
+        plan: &DirPlan<'_>,
+        name: &[u8],
+        entry: &EntryType,
+        links: &mut ListingLinks,
+    ) {
+        let ListingLinks::Decide(deciding) = links else {
+            return;
+        };
+        if plan.rules.check_recursion {
+            *links = ListingLinks::Unverifiable;
+            return;
+        }
+        let dir = plan.dir;
+        let Some(target) = entry.target else {
+            return;
+        };
+        if dir.blocked.is_none() && self.matchers.takes_file(&dir.rel, name) {
+            deciding.push(DecidingLink {
+                full: [&dir.full[..], plan.rules.separator, name].concat(),
+                target,
+            });
         }
     }
 

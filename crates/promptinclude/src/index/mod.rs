@@ -37,7 +37,7 @@
 
 mod watch;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -50,13 +50,16 @@ use serde::Serialize;
 use crate::batch::Batch;
 use crate::budget::{allocate_with, path_cost, TokenCounts};
 use crate::config::Config;
-use crate::discover::walk::{discover, discover_with_memo, DirMemo, KeptListing};
+use crate::discover::walk::{
+    discover, discover_with_memo, DecidingLink, DirMemo, KeptListing, ListingLinks,
+};
 use crate::discover::Candidate;
 use crate::error::{Error, RootError};
 use crate::model::ScanResult;
 use crate::project::ConfigSource;
 use crate::read::ReadOutcome;
 use crate::scan::{RootScan, Scanner};
+use crate::sys;
 use crate::tokenize;
 use watch::{mask, Mounts, Watcher};
 
@@ -127,6 +130,10 @@ pub struct IndexStats {
     /// Rule files the last scan read for the same reasons: read on every
     /// scan.
     pub read_every_scan: u64,
+    /// Symbolic links the last scan `stat`ed: links named like rule files,
+    /// whose targets decide what their directories give (one `stat` each
+    /// per scan; other links cost nothing).
+    pub links_checked: u64,
     /// Notification events taken.
     pub events: u64,
     /// Why scans looked again at what they could have remembered.
@@ -144,6 +151,9 @@ enum Source {
 /// What listing a directory gave, kept while it is unchanged.
 struct KeptDir {
     listing: KeptListing,
+    /// Its links whose targets decide what the listing gives, each `stat`ed
+    /// again on every scan.
+    links: Vec<DecidingLink>,
     /// The walk that last used it.
     generation: u64,
 }
@@ -151,6 +161,10 @@ struct KeptDir {
 /// What reading a rule file gave, kept while it is unchanged.
 struct KeptRead {
     outcome: ReadOutcome,
+    /// Read through a link that decides its directory's listing: what
+    /// `stat` through it gave then. The read holds while the directory's
+    /// kept listing holds the link with that same target.
+    through_link: Option<Result<sys::Stamp, i32>>,
     /// `count(text)`, once counted.
     tokens: Option<usize>,
 }
@@ -164,6 +178,8 @@ struct LiveRoot {
     /// `None`: not a directory.
     identity: Option<(u64, u64)>,
     kept: BTreeMap<Vec<u8>, KeptDir>,
+    /// Kept directories holding links that decide their listings.
+    linked: BTreeSet<Vec<u8>>,
     /// Directories the last walk listed.
     visited: HashSet<Vec<u8>>,
     /// Something kept about a directory was forgotten since the last walk.
@@ -192,6 +208,7 @@ impl LiveRoot {
             scanner: None,
             identity: None,
             kept: BTreeMap::new(),
+            linked: BTreeSet::new(),
             visited: HashSet::new(),
             walk_needed: true,
             volatile_dirs: 0,
@@ -208,11 +225,44 @@ impl LiveRoot {
     /// Forgets everything about the tree.
     fn forget(&mut self) {
         self.kept.clear();
+        self.linked.clear();
         self.reads.clear();
         self.candidates = None;
         self.walk_needed = true;
         self.reads_needed = true;
         self.last = None;
+    }
+
+    /// `stat`s again every link that decides a kept listing: where a target
+    /// is no longer what it was, the listing and the read of the link are
+    /// forgotten. Returns how many links it `stat`ed.
+    fn check_links(&mut self) -> u64 {
+        let mut checked = 0;
+        let mut changed = Vec::new();
+        self.linked.retain(|dir| {
+            let Some(kept) = self.kept.get(dir) else {
+                return false;
+            };
+            checked += kept.links.len() as u64;
+            let moved = kept
+                .links
+                .iter()
+                .filter(|link| sys::stamp(&link.full) != link.target)
+                .map(|link| link.full.clone())
+                .collect::<Vec<_>>();
+            if moved.is_empty() {
+                return true;
+            }
+            changed.push((dir.clone(), moved));
+            false
+        });
+        for (dir, links) in changed {
+            self.dir_changed(&dir);
+            for link in links {
+                self.file_changed(&link);
+            }
+        }
+        checked
     }
 
     /// `dir`'s entries changed.
@@ -402,6 +452,7 @@ impl Index {
         self.stats.last_files_read = 0;
         self.stats.listed_every_scan = 0;
         self.stats.read_every_scan = 0;
+        self.stats.links_checked = 0;
         if std::process::id() != self.pid {
             // The queue is the parent's too: start over with our own.
             self.pid = std::process::id();
@@ -496,6 +547,7 @@ impl Index {
             self.stats.fallbacks.deep_tree += 1;
             live.walk_needed = true;
         }
+        self.stats.links_checked += live.check_links();
         let unchanged = !live.walk_needed
             && live.volatile_dirs == 0
             && !live.reads_needed
@@ -544,6 +596,8 @@ impl Index {
             unwatched: AtomicBool::new(false),
             remote: AtomicBool::new(false),
             linked: AtomicBool::new(false),
+            deciding: Mutex::new(Vec::new()),
+            started: std::time::SystemTime::now(),
         };
         let found = discover_with_memo(abs, scanner.matchers(), &memo);
         let WalkMemo {
@@ -552,8 +606,11 @@ impl Index {
             unwatched,
             remote,
             linked,
+            deciding,
             ..
         } = memo;
+        live.linked
+            .extend(deciding.into_inner().unwrap_or_else(|e| e.into_inner()));
         let mut visited = visited.into_inner().unwrap_or_else(|e| e.into_inner());
         let listed = listed.into_inner();
         self.stats.dirs_listed += listed;
@@ -625,6 +682,7 @@ impl Index {
             kept_dirs: &live.kept,
             counted: &mut self.counted,
             keep_reads,
+            keep_link_reads: !scanner.link_reads_depend_on_git(),
             volatile: 0,
             read: 0,
             texts_counted: 0,
@@ -758,6 +816,10 @@ struct Pass<'a> {
     kept_dirs: &'a BTreeMap<Vec<u8>, KeptDir>,
     counted: &'a mut HashMap<Arc<str>, usize>,
     keep_reads: bool,
+    /// Whether reads through deciding links can be kept: under the
+    /// unattended policy whether one may be read depends on git's `HEAD`,
+    /// which changes with no event in the tree.
+    keep_link_reads: bool,
     volatile: u64,
     read: u64,
     texts_counted: u64,
@@ -767,16 +829,28 @@ impl Pass<'_> {
     fn read(&mut self, candidate: &Candidate, guard: &crate::trust::Guard) -> ReadOutcome {
         let path = candidate.as_bytes();
         if let Some(kept) = self.reads.get(path) {
-            return kept.outcome.clone();
+            let holds = kept
+                .through_link
+                .is_none_or(|target| self.deciding_link(path) == Some(target));
+            if holds {
+                return kept.outcome.clone();
+            }
+            self.reads.remove(path);
         }
         self.read += 1;
         let outcome = guard.read(candidate);
-        if self.keep_reads && self.may_keep(path) {
+        let keep = if self.keep_reads {
+            self.may_keep(path)
+        } else {
+            None
+        };
+        if let Some(through_link) = keep {
             self.reads.insert(
                 path.to_vec(),
                 KeptRead {
                     outcome: outcome.clone(),
                     tokens: None,
+                    through_link,
                 },
             );
         } else {
@@ -786,37 +860,44 @@ impl Pass<'_> {
     }
 
     /// Whether a read of `path` can be kept: its directory's listing is
-    /// kept (watched, local, no links), and the file itself is watched
-    /// (before it is read), so that a write through another hard link,
-    /// which its directory's watch does not see, is seen.
-    fn may_keep(&mut self, path: &[u8]) -> bool {
-        let dir = match path.iter().rposition(|&b| b == b'/') {
-            Some(0) => &path[..1],
-            Some(i) => &path[..i],
-            None => return false,
-        };
-        if !self.kept_dirs.contains_key(dir) {
-            return false;
+    /// kept (watched, local), and the file itself is watched (before it is
+    /// read), so that a write through another hard link, which its
+    /// directory's watch does not see, is seen. A link that decides its
+    /// directory's listing is `stat`ed on every scan instead, which sees its
+    /// target's content change through its times (a change made after the
+    /// walk's `stat`, as this read is, moves them).
+    /// `Some(None)` for a file, `Some(Some(target))` for a deciding link
+    /// (its target's `stat`); `None` when the read cannot be kept.
+    fn may_keep(&mut self, path: &[u8]) -> Option<Option<Result<sys::Stamp, i32>>> {
+        if !self.kept_dirs.contains_key(parent_dir(path)?) {
+            return None;
         }
-        let Some(watcher) = self.watcher else {
-            return false;
-        };
+        if let Some(target) = self.deciding_link(path) {
+            return self.keep_link_reads.then_some(Some(target));
+        }
+        let watcher = self.watcher?;
         if self
             .max_watches
             .is_some_and(|max| self.watches.len() >= max)
         {
-            return false;
+            return None;
         }
-        match watcher.add_file(path) {
-            Ok(wd) => {
-                let paths = self.watches.entry(wd).or_default();
-                if !paths.iter().any(|(r, p)| *r == self.root && p == path) {
-                    paths.push((self.root, path.to_vec()));
-                }
-                true
-            }
-            Err(_) => false,
+        let wd = watcher.add_file(path).ok()?;
+        let paths = self.watches.entry(wd).or_default();
+        if !paths.iter().any(|(r, p)| *r == self.root && p == path) {
+            paths.push((self.root, path.to_vec()));
         }
+        Some(None)
+    }
+
+    /// The target `stat` of `path` if it is a link that decides its
+    /// directory's kept listing.
+    fn deciding_link(&self, path: &[u8]) -> Option<Result<sys::Stamp, i32>> {
+        let kept = self.kept_dirs.get(parent_dir(path)?)?;
+        kept.links
+            .iter()
+            .find(|link| link.full == path)
+            .map(|link| link.target)
     }
 
     fn count(&mut self, candidate: &Candidate, text: &str) -> usize {
@@ -866,7 +947,13 @@ struct WalkMemo<'a> {
     listed: AtomicU64,
     unwatched: AtomicBool,
     remote: AtomicBool,
+    /// A directory was not kept for its links' sake.
     linked: AtomicBool,
+    /// Kept directories holding links that decide their listings.
+    deciding: Mutex<Vec<Vec<u8>>>,
+    /// When the walk started: a link whose target changed since (or just
+    /// before) cannot be vouched for by its times.
+    started: std::time::SystemTime,
 }
 
 impl DirMemo for WalkMemo<'_> {
@@ -906,8 +993,20 @@ impl DirMemo for WalkMemo<'_> {
         }
     }
 
-    fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, saw_link: bool) {
-        if saw_link {
+    fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, links: ListingLinks) {
+        let links = match links {
+            ListingLinks::Decide(links) => links,
+            ListingLinks::Unverifiable => {
+                self.linked.store(true, Ordering::Relaxed);
+                return;
+            }
+        };
+        // A target changed so lately that a later change could leave its
+        // times as they are: listed again next scan, when they can tell.
+        if links
+            .iter()
+            .any(|link| link.target.is_ok_and(|t| t.changed_lately(self.started)))
+        {
             self.linked.store(true, Ordering::Relaxed);
             return;
         }
@@ -915,13 +1014,29 @@ impl DirMemo for WalkMemo<'_> {
             self.remote.store(true, Ordering::Relaxed);
             return;
         }
+        if !links.is_empty() {
+            self.deciding
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(full.to_vec());
+        }
         self.kept.lock().unwrap_or_else(|e| e.into_inner()).insert(
             full.to_vec(),
             KeptDir {
                 listing,
+                links,
                 generation: self.generation,
             },
         );
+    }
+}
+
+/// The directory holding `path` (`None` for a bare name).
+fn parent_dir(path: &[u8]) -> Option<&[u8]> {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(0) => Some(&path[..1]),
+        Some(i) => Some(&path[..i]),
+        None => None,
     }
 }
 

@@ -104,6 +104,13 @@ impl Scanner {
         self.policy.committed_only_when_widened && self.trusted_pattern.is_some()
     }
 
+    /// Whether a rule file reached through a symbolic link may be read
+    /// depends on git (the unattended policy reads one only when `HEAD`
+    /// holds every link on the way).
+    pub(crate) fn link_reads_depend_on_git(&self) -> bool {
+        self.policy.links == crate::trust::Links::Inside
+    }
+
     /// The compiled matchers.
     pub fn matchers(&self) -> &Matchers {
         &self.matchers

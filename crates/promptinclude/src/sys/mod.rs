@@ -261,6 +261,65 @@ pub(crate) fn is_symlink_mode(st: &Stat) -> bool {
     FileType::from_raw_mode(st.st_mode) == FileType::Symlink
 }
 
+/// What `stat` says of a file, as much as tells whether it is still the
+/// same file with the same content: which file it is (device, inode), its
+/// type and permissions, its size and its modification and change times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    dev: u64,
+    ino: u64,
+    mode: u32,
+    size: i64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// The stamp of a `stat` result (whose field types differ between
+    /// systems, hence the casts).
+    #[allow(clippy::unnecessary_cast)]
+    pub(crate) fn of(st: &Stat) -> Stamp {
+        Stamp {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            mode: st.st_mode as u32,
+            size: st.st_size as i64,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+        }
+    }
+
+    /// Whether the file was modified or changed (content, mode, links) at
+    /// or after `since - window`, where `window` is what its timestamps
+    /// cannot tell apart: a later change could then leave them as they are
+    /// (git's "racily clean" files). Timestamps in whole seconds or
+    /// hundredths (a coarse file system) get two seconds; others, whose
+    /// clock is the kernel's tick, 100 ms.
+    pub(crate) fn changed_lately(&self, since: std::time::SystemTime) -> bool {
+        let coarse = |(_, ns): (i64, i64)| ns % 10_000_000 == 0;
+        let window_ns: i128 = if coarse(self.mtime) || coarse(self.ctime) {
+            2_000_000_000
+        } else {
+            100_000_000
+        };
+        let since_ns = match since.duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => d.as_nanos() as i128,
+            Err(_) => return true,
+        };
+        let at = |(s, ns): (i64, i64)| i128::from(s) * 1_000_000_000 + i128::from(ns);
+        at(self.mtime).max(at(self.ctime)) >= since_ns - window_ns
+    }
+}
+
+/// The [`Stamp`] of what `path` names, following links, or the error
+/// number of the failed `stat`.
+pub(crate) fn stamp(path: &[u8]) -> Result<Stamp, i32> {
+    match rustix::fs::statat(CWD, path, AtFlags::empty()) {
+        Ok(st) => Ok(Stamp::of(&st)),
+        Err(e) => Err(e.raw_os_error()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
