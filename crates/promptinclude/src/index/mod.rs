@@ -167,6 +167,8 @@ struct KeptRead {
     through_link: Option<Result<sys::Stamp, i32>>,
     /// `count(text)`, once counted.
     tokens: Option<usize>,
+    /// What listing its path costs, once counted.
+    path_cost: Option<i64>,
 }
 
 /// One root and everything the index keeps about it.
@@ -291,8 +293,9 @@ impl LiveRoot {
 fn remove_below<T>(map: &mut BTreeMap<Vec<u8>, T>, path: &[u8]) -> bool {
     let below =
         |key: &[u8]| key.len() == path.len() || path.ends_with(b"/") || key[path.len()] == b'/';
+    let from = (std::ops::Bound::Included(path), std::ops::Bound::Unbounded);
     let keys: Vec<Vec<u8>> = map
-        .range(path.to_vec()..)
+        .range::<[u8], _>(from)
         .take_while(|(k, _)| k.starts_with(path))
         .filter(|(k, _)| below(k))
         .map(|(k, _)| k.clone())
@@ -466,32 +469,33 @@ impl Index {
             self.stats.fallbacks.mounts += 1;
             self.roots.iter_mut().for_each(LiveRoot::forget);
         }
-        let Some(watcher) = self.watcher.as_mut() else {
+        let Index {
+            watcher: Some(watcher),
+            watches,
+            roots,
+            stats,
+            ..
+        } = self
+        else {
             return;
         };
-        let mut events: Vec<(i32, u32, Option<Vec<u8>>)> = Vec::new();
-        let drained = watcher.drain(|e| events.push((e.wd, e.mask, e.name.map(<[u8]>::to_vec))));
-        self.stats.events += events.len() as u64;
-        let overflow = drained.is_err()
-            || events
-                .iter()
-                .any(|(_, m, _)| m & (mask::Q_OVERFLOW | mask::UNMOUNT) != 0);
-        if overflow {
-            self.stats.fallbacks.overflow += 1;
-            self.roots.iter_mut().for_each(LiveRoot::forget);
-            return;
-        }
-        for (wd, bits, name) in events {
-            let Some(paths) = self.watches.get(&wd) else {
-                continue;
+        // Forgetting as the events come is the same as after them all: an
+        // overflow forgets everything anyway.
+        let mut overflow = false;
+        let drained = watcher.drain(|event| {
+            stats.events += 1;
+            let bits = event.mask;
+            overflow |= bits & (mask::Q_OVERFLOW | mask::UNMOUNT) != 0;
+            let Some(paths) = watches.get(&event.wd) else {
+                return;
             };
-            for (root, dir) in paths.clone() {
-                let live = &mut self.roots[root];
-                match &name {
+            for (root, dir) in paths {
+                let live = &mut roots[*root];
+                match event.name {
                     Some(name) => {
-                        let path = join(&dir, name);
+                        let path = join(dir, name);
                         if bits & mask::ENTRY != 0 {
-                            live.dir_changed(&dir);
+                            live.dir_changed(dir);
                             live.subtree_changed(&path);
                         }
                         if bits & mask::CONTENT != 0 {
@@ -501,13 +505,18 @@ impl Index {
                             }
                         }
                     }
-                    // The directory itself: its mode, or it is gone.
-                    None => live.subtree_changed(&dir),
+                    // The watched directory or file itself: its mode, or it
+                    // is gone (for a file, its content too).
+                    None => live.subtree_changed(dir),
                 }
             }
             if bits & mask::IGNORED != 0 {
-                self.watches.remove(&wd);
+                watches.remove(&event.wd);
             }
+        });
+        if drained.is_err() || overflow {
+            stats.fallbacks.overflow += 1;
+            roots.iter_mut().for_each(LiveRoot::forget);
         }
     }
 
@@ -850,6 +859,7 @@ impl Pass<'_> {
                 KeptRead {
                     outcome: outcome.clone(),
                     tokens: None,
+                    path_cost: None,
                     through_link,
                 },
             );
@@ -929,7 +939,16 @@ impl TokenCounts for Counts<'_, '_> {
         self.0.borrow_mut().count(candidate, text)
     }
     fn path(&mut self, candidate: &Candidate) -> i64 {
-        path_cost(candidate)
+        let mut pass = self.0.borrow_mut();
+        let kept = pass.reads.get_mut(candidate.as_bytes());
+        match kept {
+            Some(KeptRead {
+                path_cost: Some(cost),
+                ..
+            }) => *cost,
+            Some(kept) => *kept.path_cost.insert(path_cost(candidate)),
+            None => path_cost(candidate),
+        }
     }
 }
 
