@@ -725,28 +725,46 @@ fn live_index_tells_what_would_be_looked_at_every_scan() {
         write(root, "a/b/x.promptinclude.md", "rule\n");
         write(root, "c/y.promptinclude.md", "other rule\n");
     }
-    // A link in `linked/c`: its target can change with no event there.
+    // In `linked/c`: a link no answer depends on (not a rule file's name),
+    // and a rule file that is a link (its target can change with no event
+    // there: stat'ed on every scan).
     symlink("../a", linked.join("c/to-a")).unwrap();
+    symlink(
+        "../a/b/x.promptinclude.md",
+        linked.join("c/z.promptinclude.md"),
+    )
+    .unwrap();
+    // What was written just now cannot be vouched for by its times yet.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let (records, _, o) = audit_json(&["--live-index", "plain", "linked"], dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let facts = |r: &Value| r["live_index"].clone();
-    assert_eq!(facts(&records[0])["kept_dirs"], 4);
-    assert_eq!(facts(&records[0])["listed_every_scan"], 0);
-    assert_eq!(facts(&records[0])["read_every_scan"], 0);
-    assert_eq!(facts(&records[0])["fallbacks"]["links"], 0);
-    assert_eq!(facts(&records[1])["kept_dirs"], 3);
-    assert_eq!(facts(&records[1])["listed_every_scan"], 1);
-    // y.promptinclude.md sits in the directory with the link.
-    assert_eq!(facts(&records[1])["read_every_scan"], 1);
-    assert_eq!(facts(&records[1])["fallbacks"]["links"], 1);
+    for record in &records {
+        assert_eq!(facts(record)["kept_dirs"], 4);
+        assert_eq!(facts(record)["listed_every_scan"], 0);
+        assert_eq!(facts(record)["read_every_scan"], 0);
+        assert_eq!(facts(record)["fallbacks"]["links"], 0);
+    }
+    assert_eq!(facts(&records[0])["links"]["free"], 0);
+    assert_eq!(facts(&records[1])["links"]["free"], 1);
+    let stat = facts(&records[1])["links"]["stat"].clone();
+    assert_eq!(stat.as_array().map(Vec::len), Some(1), "{stat}");
+    assert!(
+        stat[0]
+            .as_str()
+            .unwrap()
+            .ends_with("linked/c/z.promptinclude.md"),
+        "{stat}"
+    );
     let (records, _, _) = audit_json(&["plain"], dir.path());
     assert!(records[0].get("live_index").is_none());
     let o = promptinclude(&["audit", "--live-index", "linked"], dir.path());
     let out = text(&o.stdout);
     assert!(
         out.contains(
-            "live index: 3 directories watched; on every scan 1 directory listed, 1 rule file read"
-        ) && out.contains("because of: directories holding symbolic links"),
+            "live index: 4 directories watched; on every scan 0 directories listed, 0 rule files read"
+        ) && out.contains("symbolic links: 1 link free (never rule files); 1 stat'ed on every scan: ")
+            && !out.contains("because of"),
         "{out}"
     );
 }

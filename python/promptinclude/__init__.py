@@ -346,7 +346,10 @@ class Index:
         ``fallbacks`` (a dict: ``overflow``, ``watch_limit``, ``remote_fs``,
         ``links``, ``root_changed``, ``mounts``, ``config_changed``,
         ``forked``, ``deep_tree``, ``unsupported``: scans that looked again
-        at what they could have remembered, and why)."""
+        at what they could have remembered, and why), ``links_checked``
+        (symbolic links the last scan ``stat``-ed) and ``links`` (what the
+        root's symbolic links cost on every scan: ``free``, the number that
+        cost nothing; ``stat``, ``stat_and_read`` and ``listed``, paths)."""
         if self._native is not None:
             return self._native.stats()
         # An index of a root no file name can have opens nothing: all zeros.

@@ -1039,10 +1039,15 @@ impl PyIndex {
         let cell = self.cell();
         let json = py.detach(|| {
             let guard = lock_index(&cell);
-            let stats = guard
-                .as_ref()
-                .map(|i| i.stats().clone())
-                .unwrap_or_default();
+            let mut stats = serde_json::to_value(
+                guard
+                    .as_ref()
+                    .map(|i| i.stats().clone())
+                    .unwrap_or_default(),
+            )?;
+            // What each symbolic link of the root costs on every scan.
+            let links = guard.as_ref().and_then(|i| i.link_costs().pop());
+            stats["links"] = serde_json::to_value(links.unwrap_or_default())?;
             serde_json::to_string(&stats)
         });
         let json =

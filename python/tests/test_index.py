@@ -250,6 +250,32 @@ def test_unchanged_rescan_lists_and_reads_nothing(tmp_path):
     assert index.stats()["last_files_read"] >= 1
 
 
+def test_links_that_are_not_rule_files_cost_nothing(tmp_path):
+    """`CLAUDE.md -> AGENTS.md`, a licence link, a link to a directory: no
+    answer depends on them, so an unchanged rescan lists nothing, and
+    ``stats()["links"]`` says so; a rule-file link is ``stat``-ed instead."""
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "r.promptinclude.md").write_text("rules\n")
+    (root / "AGENTS.md").write_text("shared\n")
+    os.symlink("AGENTS.md", root / "CLAUDE.md")
+    os.symlink("../AGENTS.md", root / "src" / "LICENSE")
+    os.symlink("src", root / "code")
+    os.symlink("../AGENTS.md", root / "src" / "shared.promptinclude.md")
+    time.sleep(0.3)  # what was written just now cannot be vouched for by its times
+    index = Index(root, **DEFAULT_CONFIG)
+    first = index.scan()
+    assert first == scan_promptinclude_files(str(root), **DEFAULT_CONFIG)
+    assert index.scan() == first
+    stats = index.stats()
+    assert stats["last_dirs_listed"] == 0 and stats["last_files_read"] == 0, stats
+    assert stats["links_checked"] == 1, stats
+    links = stats["links"]
+    assert links["free"] == 3, links
+    assert links["stat"] == [str(root / "src" / "shared.promptinclude.md")], links
+    assert links["stat_and_read"] == [] and links["listed"] == [], links
+
+
 def test_index_checks_values_as_the_drop_in(tmp_path):
     cases = [dict(max_depth="3"), dict(name_pattern=3), dict(gitignore=["x"]),
              dict(gitignore="[z-a]"), dict(max_file_count=1j)]

@@ -347,5 +347,41 @@ pub fn write_live_index(
     if !reasons.is_empty() {
         writeln!(out, "    because of: {}", reasons.join(", "))?;
     }
+    let links = &facts.links;
+    let mut costs = Vec::new();
+    if links.free > 0 {
+        costs.push(format!(
+            "{} free (never rule files)",
+            plural(links.free, "link", "links")
+        ));
+    }
+    let named = |paths: &[String], what: &str| {
+        let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
+        let more = paths.len().saturating_sub(shown.len());
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!("{} {what}: {}{more}", paths.len(), shown.join(", "))
+    };
+    if !links.stat.is_empty() {
+        costs.push(named(&links.stat, "stat'ed on every scan"));
+    }
+    if !links.stat_and_read.is_empty() {
+        costs.push(named(
+            &links.stat_and_read,
+            "stat'ed and read on every scan",
+        ));
+    }
+    if !links.listed.is_empty() {
+        costs.push(named(
+            &links.listed,
+            "directories listed on every scan for a link",
+        ));
+    }
+    if !costs.is_empty() {
+        writeln!(out, "    symbolic links: {}", costs.join("; "))?;
+    }
     Ok(())
 }

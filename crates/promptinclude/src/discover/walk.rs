@@ -256,15 +256,17 @@ pub(crate) struct DecidingLink {
 /// that drops it) changes nothing, whatever it points at: as a directory
 /// it is never entered, as a file it is not taken, and a failed `stat`
 /// matters only to the recursion check. Only the links named here can.
-#[derive(Debug)]
-pub(crate) enum ListingLinks {
+#[derive(Debug, Default)]
+pub(crate) struct ListingLinks {
     /// Links whose targets decide what the listing gives, each vouched for
-    /// by one `stat` (none: no link decides anything).
-    Decide(Vec<DecidingLink>),
+    /// by one `stat`.
+    pub(crate) deciding: Vec<DecidingLink>,
+    /// Links that change nothing, whatever they point at.
+    pub(crate) free: usize,
     /// A link at the depth where the reference's recursion limit applies:
     /// whether it makes the reference raise depends on its target, and the
     /// walk does not keep that to compare.
-    Unverifiable,
+    pub(crate) unverifiable: bool,
 }
 
 /// What the walk learns of one directory entry.
@@ -430,7 +432,7 @@ impl<'m, V: Visitor> Walk<'m, V> {
         };
         let plan = self.plan(&dir);
         let mut found = Listing::default();
-        let mut links = ListingLinks::Decide(Vec::new());
+        let mut links = ListingLinks::default();
         // The thread's buffer, taken (a visit that runs while this one waits
         // finds it empty and grows its own): a listing is then copied once
         // at its size, not grown entry by entry in every directory.
@@ -573,22 +575,16 @@ impl<'m, V: Visitor> Walk<'m, V> {
         entry: &EntryType,
         links: &mut ListingLinks,
     ) {
-        let ListingLinks::Decide(deciding) = links else {
-            return;
-        };
-        if plan.rules.check_recursion {
-            *links = ListingLinks::Unverifiable;
-            return;
-        }
         let dir = plan.dir;
-        let Some(target) = entry.target else {
-            return;
-        };
-        if dir.blocked.is_none() && self.matchers.takes_file(&dir.rel, name) {
-            deciding.push(DecidingLink {
-                full: [&dir.full[..], plan.rules.separator, name].concat(),
-                target,
-            });
+        match entry.target {
+            _ if plan.rules.check_recursion => links.unverifiable = true,
+            Some(target) if dir.blocked.is_none() && self.matchers.takes_file(&dir.rel, name) => {
+                links.deciding.push(DecidingLink {
+                    full: [&dir.full[..], plan.rules.separator, name].concat(),
+                    target,
+                });
+            }
+            _ => links.free += 1,
         }
     }
 

@@ -154,6 +154,8 @@ struct KeptDir {
     /// Its links whose targets decide what the listing gives, each `stat`ed
     /// again on every scan.
     links: Vec<DecidingLink>,
+    /// Its links that change nothing.
+    free_links: usize,
     /// The walk that last used it.
     generation: u64,
 }
@@ -182,6 +184,12 @@ struct LiveRoot {
     kept: BTreeMap<Vec<u8>, KeptDir>,
     /// Kept directories holding links that decide their listings.
     linked: BTreeSet<Vec<u8>>,
+    /// Directories the last walk listed and did not keep for their links'
+    /// sake.
+    volatile_link_dirs: Vec<Vec<u8>>,
+    /// Links that change nothing in the directories the last walk listed
+    /// and did not keep.
+    free_links: u64,
     /// Directories the last walk listed.
     visited: HashSet<Vec<u8>>,
     /// Something kept about a directory was forgotten since the last walk.
@@ -211,6 +219,8 @@ impl LiveRoot {
             identity: None,
             kept: BTreeMap::new(),
             linked: BTreeSet::new(),
+            volatile_link_dirs: Vec::new(),
+            free_links: 0,
             visited: HashSet::new(),
             walk_needed: true,
             volatile_dirs: 0,
@@ -265,6 +275,34 @@ impl LiveRoot {
             }
         }
         checked
+    }
+
+    /// What each symbolic link the last scan saw costs on every scan.
+    fn link_costs(&self) -> LinkCosts {
+        let text = |path: &[u8]| String::from_utf8_lossy(path).into_owned();
+        let mut costs = LinkCosts {
+            root: self.root.to_string_lossy().into_owned(),
+            free: self.free_links + self.kept.values().map(|k| k.free_links as u64).sum::<u64>(),
+            listed: self.volatile_link_dirs.iter().map(|d| text(d)).collect(),
+            ..LinkCosts::default()
+        };
+        let candidates: HashSet<&[u8]> = self
+            .candidates
+            .iter()
+            .flatten()
+            .map(Candidate::as_bytes)
+            .collect();
+        for dir in &self.linked {
+            for link in self.kept.get(dir).map_or(&[][..], |k| &k.links) {
+                let kept = self.reads.contains_key(&link.full);
+                if candidates.contains(link.full.as_slice()) && !kept {
+                    costs.stat_and_read.push(text(&link.full));
+                } else {
+                    costs.stat.push(text(&link.full));
+                }
+            }
+        }
+        costs
     }
 
     /// `dir`'s entries changed.
@@ -392,6 +430,12 @@ impl Index {
     /// What the index has done so far.
     pub fn stats(&self) -> &IndexStats {
         &self.stats
+    }
+
+    /// What each root's symbolic links cost on every scan, as of its last
+    /// scan, in the order of the roots.
+    pub fn link_costs(&self) -> Vec<LinkCosts> {
+        self.roots.iter().map(LiveRoot::link_costs).collect()
     }
 
     /// The first root's scan: exactly what [`crate::scan`] returns now.
@@ -606,6 +650,8 @@ impl Index {
             remote: AtomicBool::new(false),
             linked: AtomicBool::new(false),
             deciding: Mutex::new(Vec::new()),
+            volatile_links: Mutex::new(Vec::new()),
+            free_links: AtomicU64::new(0),
             started: std::time::SystemTime::now(),
         };
         let found = discover_with_memo(abs, scanner.matchers(), &memo);
@@ -616,8 +662,14 @@ impl Index {
             remote,
             linked,
             deciding,
+            volatile_links,
+            free_links,
             ..
         } = memo;
+        live.volatile_link_dirs = volatile_links
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        live.free_links = free_links.into_inner();
         live.linked
             .extend(deciding.into_inner().unwrap_or_else(|e| e.into_inner()));
         let mut visited = visited.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -755,6 +807,26 @@ impl Index {
     }
 }
 
+/// What the symbolic links of one root cost a live index on every scan
+/// (`docs/live-index.md`, "Symbolic links").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LinkCosts {
+    /// The root.
+    pub root: String,
+    /// Links that change no answer whatever they point at (their names are
+    /// never rule files): they cost nothing.
+    pub free: u64,
+    /// Links named like rule files, `stat`ed once per scan.
+    pub stat: Vec<String>,
+    /// Of those, the ones also read on every scan (the unattended policy
+    /// reads a link only as `HEAD` holds it, which git changes unseen).
+    pub stat_and_read: Vec<String>,
+    /// Directories listed on every scan for a link's sake (at the depth of
+    /// the reference's recursion limit, or with a target changed so lately
+    /// that its times cannot vouch for it yet).
+    pub listed: Vec<String>,
+}
+
 /// What a live index of one root would have to look at again on every
 /// scan (`audit --live-index`): its first scan's account.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -768,6 +840,8 @@ pub struct LiveIndexFacts {
     pub read_every_scan: u64,
     /// Why (each counted once, for this first scan).
     pub fallbacks: Fallbacks,
+    /// What its symbolic links cost.
+    pub links: LinkCosts,
 }
 
 impl LiveIndexFacts {
@@ -782,6 +856,7 @@ impl LiveIndexFacts {
             listed_every_scan: stats.listed_every_scan,
             read_every_scan: stats.read_every_scan,
             fallbacks: stats.fallbacks.clone(),
+            links: index.link_costs().swap_remove(0),
         }
     }
 }
@@ -812,6 +887,11 @@ impl BatchIndex {
     /// See [`Index::stats`].
     pub fn stats(&self) -> &IndexStats {
         &self.0.stats
+    }
+
+    /// See [`Index::link_costs`].
+    pub fn link_costs(&self) -> Vec<LinkCosts> {
+        self.0.link_costs()
     }
 }
 
@@ -970,6 +1050,10 @@ struct WalkMemo<'a> {
     linked: AtomicBool,
     /// Kept directories holding links that decide their listings.
     deciding: Mutex<Vec<Vec<u8>>>,
+    /// Directories not kept for their links' sake.
+    volatile_links: Mutex<Vec<Vec<u8>>>,
+    /// Links that change nothing, in the directories listed and not kept.
+    free_links: AtomicU64,
     /// When the walk started: a link whose target changed since (or just
     /// before) cannot be vouched for by its times.
     started: std::time::SystemTime,
@@ -1013,22 +1097,22 @@ impl DirMemo for WalkMemo<'_> {
     }
 
     fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, links: ListingLinks) {
-        let links = match links {
-            ListingLinks::Decide(links) => links,
-            ListingLinks::Unverifiable => {
-                self.linked.store(true, Ordering::Relaxed);
-                return;
-            }
-        };
         // A target changed so lately that a later change could leave its
         // times as they are: listed again next scan, when they can tell.
-        if links
-            .iter()
-            .any(|link| link.target.is_ok_and(|t| t.changed_lately(self.started)))
-        {
+        let lately =
+            |link: &DecidingLink| link.target.is_ok_and(|t| t.changed_lately(self.started));
+        if links.unverifiable || links.deciding.iter().any(lately) {
             self.linked.store(true, Ordering::Relaxed);
+            self.free_links
+                .fetch_add(links.free as u64, Ordering::Relaxed);
+            self.volatile_links
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(full.to_vec());
             return;
         }
+        let free_links = links.free;
+        let links = links.deciding;
         if watch::is_remote(fd) {
             self.remote.store(true, Ordering::Relaxed);
             return;
@@ -1044,6 +1128,7 @@ impl DirMemo for WalkMemo<'_> {
             KeptDir {
                 listing,
                 links,
+                free_links,
                 generation: self.generation,
             },
         );
@@ -1075,4 +1160,48 @@ fn dir_identity(path: &Path) -> Option<(u64, u64)> {
     let st = rustix::fs::stat(path).ok()?;
     (rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory)
         .then_some((st.st_dev as u64, st.st_ino as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trust::ReadPolicy;
+
+    /// Under the unattended policy a read through a link depends on git's
+    /// `HEAD`, which changes with no event in the tree: the link is `stat`ed
+    /// and read on every scan, its directory is not listed again, and every
+    /// answer is a fresh scan's.
+    #[test]
+    fn unattended_reads_through_links_are_read_every_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/r.promptinclude.md"), "rules\n").unwrap();
+        std::fs::write(root.join("shared.md"), "shared\n").unwrap();
+        std::os::unix::fs::symlink("../shared.md", root.join("src/s.promptinclude.md")).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let scanner =
+            || Scanner::with_policy(Config::default(), ReadPolicy::unattended(), None).unwrap();
+        let mut index = Index::with_scanner(root, scanner());
+        let fresh = scanner().scan_detailed(root).unwrap().into_result();
+        assert_eq!(index.scan().unwrap(), fresh);
+        assert_eq!(index.scan().unwrap(), fresh);
+        let stats = index.stats();
+        assert_eq!(
+            (
+                stats.last_dirs_listed,
+                stats.last_files_read,
+                stats.links_checked
+            ),
+            (0, 1, 1),
+            "{stats:?}"
+        );
+        let costs = index.link_costs().remove(0);
+        let link = root.join("src/s.promptinclude.md");
+        assert_eq!(costs.stat_and_read, [link.to_string_lossy()], "{costs:?}");
+        assert!(
+            costs.stat.is_empty() && costs.listed.is_empty(),
+            "{costs:?}"
+        );
+    }
 }
