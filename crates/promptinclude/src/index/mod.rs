@@ -8,8 +8,8 @@
 //! forgets what they touch, and then
 //!
 //! * answers with no listing and no read when nothing changed (one `read`
-//!   of the notification queue, one `stat` of each root, one `poll` of the
-//!   mount table);
+//!   of the notification queue, one `stat` of each root and of each link
+//!   named like a rule file, one `poll` of the mount table);
 //! * lists only the directories that changed and reads only the files that
 //!   changed, and counts tokens only for texts it has not counted before.
 //!
@@ -23,7 +23,9 @@
 //! | the kernel's event queue overflowed (`IN_Q_OVERFLOW`) | forgets everything: a full scan |
 //! | the watch limit (`max_user_watches`, or [`IndexOptions::max_watches`]) is reached | the directories left unwatched are listed, and their files read, on every scan |
 //! | a network or FUSE file system (changes made by another machine or a daemon) | its directories are listed, and files read, on every scan |
-//! | a directory holding a symbolic link (its target may change elsewhere); a file with several hard links | listed (read) on every scan |
+//! | a symbolic link named like a rule file (its target may change elsewhere) | one `stat` through it per scan; listed and read again when it differs (links with other names change no answer and cost nothing) |
+//! | such a link whose target changed too lately for its times to tell, or any link at the reference's recursion depth | its directory listed on every scan |
+//! | a file with several hard links | each kept file is watched itself |
 //! | a root that is, or lies below, a link that is retargeted; a root moved, removed or replaced | each scan `stat`s the root: a different directory is a full scan |
 //! | a file system mounted or unmounted anywhere | a full scan |
 //! | a change of the root's configuration (a project file created, edited, removed) | [`BatchIndex`] decides the configuration on every scan: a different one is a full scan |
@@ -83,8 +85,10 @@ pub struct Fallbacks {
     pub watch_limit: u64,
     /// Directories on network or FUSE file systems were listed again.
     pub remote_fs: u64,
-    /// Directories holding symbolic links (or files with several hard
-    /// links) were listed (read) again.
+    /// Directories were listed again for a symbolic link's sake: its
+    /// target changed too lately for its times to vouch for it or lies on a
+    /// network file system, or the link lies at the depth of the
+    /// reference's recursion limit.
     pub links: u64,
     /// A root was moved, removed, replaced or reached through a retargeted
     /// link.
@@ -822,8 +826,8 @@ pub struct LinkCosts {
     /// reads a link only as `HEAD` holds it, which git changes unseen).
     pub stat_and_read: Vec<String>,
     /// Directories listed on every scan for a link's sake (at the depth of
-    /// the reference's recursion limit, or with a target changed so lately
-    /// that its times cannot vouch for it yet).
+    /// the reference's recursion limit, or with a target on a network file
+    /// system or changed so lately that its times cannot vouch for it yet).
     pub listed: Vec<String>,
 }
 
@@ -1098,10 +1102,14 @@ impl DirMemo for WalkMemo<'_> {
 
     fn listed(&self, full: &[u8], fd: &OwnedFd, listing: KeptListing, links: ListingLinks) {
         // A target changed so lately that a later change could leave its
-        // times as they are: listed again next scan, when they can tell.
-        let lately =
-            |link: &DecidingLink| link.target.is_ok_and(|t| t.changed_lately(self.started));
-        if links.unverifiable || links.deciding.iter().any(lately) {
+        // times as they are: listed again next scan, when they can tell. A
+        // target on a network file system has the server's times, which
+        // this machine's clock cannot judge: listed on every scan.
+        let unvouched = |link: &DecidingLink| {
+            link.target.is_ok_and(|t| t.changed_lately(self.started))
+                || (link.target.is_ok() && watch::is_remote_path(&link.full))
+        };
+        if links.unverifiable || links.deciding.iter().any(unvouched) {
             self.linked.store(true, Ordering::Relaxed);
             self.free_links
                 .fetch_add(links.free as u64, Ordering::Relaxed);

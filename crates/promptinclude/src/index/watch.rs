@@ -229,31 +229,46 @@ impl Mounts {
 /// scan. `statfs` magic numbers from `linux/magic.h` and `statfs(2)`.
 pub(crate) fn is_remote(fd: &OwnedFd) -> bool {
     #[cfg(target_os = "linux")]
-    {
-        const REMOTE: [i64; 12] = [
-            0x6969,      // NFS
-            0x517B,      // SMB
-            0xFF53_4D42, // CIFS
-            0xFE53_4D42, // SMB2
-            0x6573_5546, // FUSE
-            0x0102_1997, // 9P (V9FS)
-            0x00C3_6400, // CEPH
-            0x5346_414F, // AFS
-            0x6B41_4653, // kAFS
-            0x7375_7245, // CODA
-            0x564C,      // NCP
-            0x0BD0_0BD0, // Lustre
-        ];
-        match rustix::fs::fstatfs(fd) {
-            // `f_type`'s type differs between architectures.
-            #[allow(clippy::unnecessary_cast)]
-            Ok(st) => REMOTE.contains(&(st.f_type as i64)),
-            Err(_) => true,
-        }
-    }
+    return is_remote_type(rustix::fs::fstatfs(fd));
     #[cfg(not(target_os = "linux"))]
     {
         let _ = fd;
         true
+    }
+}
+
+/// [`is_remote`] of the file system `path` leads to (links followed). Its
+/// times are then the server's, whose clock is not this machine's.
+pub(crate) fn is_remote_path(path: &[u8]) -> bool {
+    #[cfg(target_os = "linux")]
+    return is_remote_type(rustix::fs::statfs(path));
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = path;
+        true
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn is_remote_type(statfs: rustix::io::Result<rustix::fs::StatFs>) -> bool {
+    const REMOTE: [i64; 12] = [
+        0x6969,      // NFS
+        0x517B,      // SMB
+        0xFF53_4D42, // CIFS
+        0xFE53_4D42, // SMB2
+        0x6573_5546, // FUSE
+        0x0102_1997, // 9P (V9FS)
+        0x00C3_6400, // CEPH
+        0x5346_414F, // AFS
+        0x6B41_4653, // kAFS
+        0x7375_7245, // CODA
+        0x564C,      // NCP
+        0x0BD0_0BD0, // Lustre
+    ];
+    match statfs {
+        // `f_type`'s type differs between architectures.
+        #[allow(clippy::unnecessary_cast)]
+        Ok(st) => REMOTE.contains(&(st.f_type as i64)),
+        Err(_) => true,
     }
 }
