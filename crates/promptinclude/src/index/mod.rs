@@ -173,8 +173,6 @@ struct KeptRead {
     through_link: Option<Result<sys::Stamp, i32>>,
     /// `count(text)`, once counted.
     tokens: Option<usize>,
-    /// What listing its path costs, once counted.
-    path_cost: Option<i64>,
 }
 
 /// One root and everything the index keeps about it.
@@ -203,6 +201,12 @@ struct LiveRoot {
     /// The candidates of the last walk.
     candidates: Option<Vec<Candidate>>,
     reads: BTreeMap<Vec<u8>, KeptRead>,
+    /// What listing each candidate's path costs (a path's cost never
+    /// changes).
+    path_costs: HashMap<Vec<u8>, i64>,
+    /// Files watched themselves (`Watcher::add_file`) since their name last
+    /// changed: the watch is on the file the name names now.
+    watched_files: HashSet<Vec<u8>>,
     /// A kept read was forgotten since the last budget pass.
     reads_needed: bool,
     /// Files the last pass read without keeping.
@@ -230,6 +234,8 @@ impl LiveRoot {
             volatile_dirs: 0,
             candidates: None,
             reads: BTreeMap::new(),
+            path_costs: HashMap::new(),
+            watched_files: HashSet::new(),
             reads_needed: true,
             volatile_reads: 0,
             deep: false,
@@ -240,6 +246,7 @@ impl LiveRoot {
 
     /// Forgets everything about the tree.
     fn forget(&mut self) {
+        self.watched_files.clear();
         self.kept.clear();
         self.linked.clear();
         self.reads.clear();
@@ -320,6 +327,9 @@ impl LiveRoot {
     fn subtree_changed(&mut self, path: &[u8]) {
         self.walk_needed |= remove_below(&mut self.kept, path);
         self.reads_needed |= remove_below(&mut self.reads, path);
+        if !self.watched_files.is_empty() {
+            self.watched_files.retain(|file| !is_below(file, path));
+        }
     }
 
     /// The file at `path` changed (content, mode).
@@ -330,16 +340,20 @@ impl LiveRoot {
     }
 }
 
+/// Whether `key` is `path` or lies below it.
+fn is_below(key: &[u8], path: &[u8]) -> bool {
+    key.starts_with(path)
+        && (key.len() == path.len() || path.ends_with(b"/") || key[path.len()] == b'/')
+}
+
 /// Removes the entries of `map` at `path` or below it; whether there were
 /// any.
 fn remove_below<T>(map: &mut BTreeMap<Vec<u8>, T>, path: &[u8]) -> bool {
-    let below =
-        |key: &[u8]| key.len() == path.len() || path.ends_with(b"/") || key[path.len()] == b'/';
     let from = (std::ops::Bound::Included(path), std::ops::Bound::Unbounded);
     let keys: Vec<Vec<u8>> = map
         .range::<[u8], _>(from)
         .take_while(|(k, _)| k.starts_with(path))
-        .filter(|(k, _)| below(k))
+        .filter(|(k, _)| is_below(k, path))
         .map(|(k, _)| k.clone())
         .collect();
     for key in &keys {
@@ -553,8 +567,13 @@ impl Index {
                             }
                         }
                     }
-                    // The watched directory or file itself: its mode, or it
-                    // is gone (for a file, its content too).
+                    // A file watched itself: its content or mode, while it
+                    // is still the file (a write through another hard link).
+                    None if bits & mask::GONE == 0 && live.watched_files.contains(dir) => {
+                        live.file_changed(dir)
+                    }
+                    // The watched directory itself (its mode), or the watched
+                    // directory or file is gone.
                     None => live.subtree_changed(dir),
                 }
             }
@@ -729,6 +748,9 @@ impl Index {
             }
             !paths.is_empty()
         });
+        let live = &mut self.roots[i];
+        let reads = &live.reads;
+        live.watched_files.retain(|file| reads.contains_key(file));
         self.stats.watches = self.watches.len();
     }
 
@@ -744,6 +766,8 @@ impl Index {
             watches: &mut self.watches,
             max_watches: self.options.max_watches,
             reads: &mut live.reads,
+            path_costs: &mut live.path_costs,
+            watched_files: &mut live.watched_files,
             kept_dirs: &live.kept,
             counted: &mut self.counted,
             keep_reads,
@@ -775,9 +799,11 @@ impl Index {
         live.volatile_reads = volatile;
         live.reads_needed = false;
         // Forget reads of files that are no longer candidates.
-        if live.reads.len() > candidates.len() {
+        if live.reads.len() > candidates.len() || live.path_costs.len() > candidates.len() {
             let names: HashSet<&[u8]> = candidates.iter().map(Candidate::as_bytes).collect();
             live.reads.retain(|path, _| names.contains(path.as_slice()));
+            live.path_costs
+                .retain(|path, _| names.contains(path.as_slice()));
             live.prune_needed = true;
         }
         if self.counted.len() > 2 * live.reads.len().max(1024) {
@@ -906,6 +932,8 @@ struct Pass<'a> {
     watches: &'a mut Watches,
     max_watches: Option<usize>,
     reads: &'a mut BTreeMap<Vec<u8>, KeptRead>,
+    path_costs: &'a mut HashMap<Vec<u8>, i64>,
+    watched_files: &'a mut HashSet<Vec<u8>>,
     kept_dirs: &'a BTreeMap<Vec<u8>, KeptDir>,
     counted: &'a mut HashMap<Arc<str>, usize>,
     keep_reads: bool,
@@ -943,7 +971,6 @@ impl Pass<'_> {
                 KeptRead {
                     outcome: outcome.clone(),
                     tokens: None,
-                    path_cost: None,
                     through_link,
                 },
             );
@@ -970,6 +997,9 @@ impl Pass<'_> {
             return self.keep_link_reads.then_some(Some(target));
         }
         let watcher = self.watcher?;
+        if self.watched_files.contains(path) {
+            return Some(None);
+        }
         if self
             .max_watches
             .is_some_and(|max| self.watches.len() >= max)
@@ -981,6 +1011,7 @@ impl Pass<'_> {
         if !paths.iter().any(|(r, p)| *r == self.root && p == path) {
             paths.push((self.root, path.to_vec()));
         }
+        self.watched_files.insert(path.to_vec());
         Some(None)
     }
 
@@ -1024,15 +1055,12 @@ impl TokenCounts for Counts<'_, '_> {
     }
     fn path(&mut self, candidate: &Candidate) -> i64 {
         let mut pass = self.0.borrow_mut();
-        let kept = pass.reads.get_mut(candidate.as_bytes());
-        match kept {
-            Some(KeptRead {
-                path_cost: Some(cost),
-                ..
-            }) => *cost,
-            Some(kept) => *kept.path_cost.insert(path_cost(candidate)),
-            None => path_cost(candidate),
+        if let Some(&cost) = pass.path_costs.get(candidate.as_bytes()) {
+            return cost;
         }
+        let cost = path_cost(candidate);
+        pass.path_costs.insert(candidate.as_bytes().to_vec(), cost);
+        cost
     }
 }
 

@@ -43,6 +43,9 @@ pub(crate) mod mask {
     pub(crate) const ENTRY: u32 = MOVED_FROM | MOVED_TO | CREATE | DELETE;
     /// What changes a file's content or whether it can be read.
     pub(crate) const CONTENT: u32 = MODIFY | CLOSE_WRITE | ATTRIB;
+    /// The watched file or directory itself is gone, moved, or no longer
+    /// watched.
+    pub(crate) const GONE: u32 = libc::IN_DELETE_SELF | libc::IN_MOVE_SELF | IGNORED;
 }
 
 /// An inotify instance, read without blocking.
