@@ -11,9 +11,14 @@
 //! files of the workload). Every index answer is checked against a fresh
 //! scan of the same moment; a difference stops the run.
 
+#[path = "support/timing.rs"]
+mod timing;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use timing::{median, timed};
 
 use promptinclude::index::{BatchIndex, IndexOptions};
 use promptinclude::{Batch, Resolver, ScanResult};
@@ -137,22 +142,6 @@ fn live(index: &mut BatchIndex) -> Vec<ScanResult> {
         .into_iter()
         .map(|r| r.expect("every root scans").into_result())
         .collect()
-}
-
-fn timed(runs: usize, mut f: impl FnMut()) -> Vec<Duration> {
-    (0..runs)
-        .map(|_| {
-            let started = Instant::now();
-            f();
-            started.elapsed()
-        })
-        .collect()
-}
-
-fn median(times: &[Duration]) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    sorted[sorted.len() / 2]
 }
 
 fn ms(d: Duration) -> String {

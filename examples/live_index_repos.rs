@@ -12,8 +12,13 @@
 //! re-scan's, so that the others run back to back as the fresh scans do); a
 //! difference stops the run.
 
+#[path = "support/timing.rs"]
+mod timing;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use timing::{median, timed};
 
 use promptinclude::config::Format;
 use promptinclude::index::Index;
@@ -57,7 +62,7 @@ fn main() {
 fn row(root: &Path, config: &Config, rule: &Path, runs: usize) {
     let (files, links) = count(root);
     let fresh = || scan(root, config).expect("the root scans");
-    let fresh_time = median(timed(runs.min(51), || drop(fresh())));
+    let fresh_time = median(&timed(runs.min(51), || drop(fresh())));
 
     let mut index = Index::open(root, config.clone()).expect("a valid config");
     let built = index.scan().expect("the root scans");
@@ -70,7 +75,7 @@ fn row(root: &Path, config: &Config, rule: &Path, runs: usize) {
     // times: let them settle, as they have in a working tree.
     std::thread::sleep(Duration::from_millis(300));
     index.scan().expect("the root scans");
-    let unchanged = median(timed(runs, || drop(index.scan())));
+    let unchanged = median(&timed(runs, || drop(index.scan())));
     assert!(
         index.scan().unwrap() == fresh(),
         "an unchanged re-scan differs"
@@ -89,7 +94,7 @@ fn row(root: &Path, config: &Config, rule: &Path, runs: usize) {
         }
     }
     std::fs::write(rule, original).unwrap();
-    let changed = median(changed);
+    let changed = median(&changed);
 
     let name = root.file_name().map_or_else(
         || root.display().to_string(),
@@ -106,21 +111,6 @@ fn row(root: &Path, config: &Config, rule: &Path, runs: usize) {
         stats.links_checked,
         stats.listed_every_scan,
     );
-}
-
-fn timed(runs: usize, mut f: impl FnMut()) -> Vec<Duration> {
-    (0..runs)
-        .map(|_| {
-            let started = Instant::now();
-            f();
-            started.elapsed()
-        })
-        .collect()
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn us(d: Duration) -> String {
