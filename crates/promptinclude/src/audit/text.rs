@@ -334,7 +334,10 @@ pub fn write_live_index(
     )?;
     let f = &facts.fallbacks;
     let reasons: Vec<&str> = [
-        (f.links, "directories holding symbolic links"),
+        (
+            f.links,
+            "symbolic links whose targets their times cannot vouch for yet",
+        ),
         (f.remote_fs, "network or FUSE file systems"),
         (f.watch_limit, "the watch limit"),
         (f.deep_tree, "a tree deeper than the reference walks"),
