@@ -368,20 +368,14 @@ pub fn write_live_index(
         };
         format!("{} {what}: {}{more}", paths.len(), shown.join(", "))
     };
-    if !links.stat.is_empty() {
-        costs.push(named(&links.stat, "stat'ed on every scan"));
-    }
-    if !links.stat_and_read.is_empty() {
-        costs.push(named(
-            &links.stat_and_read,
-            "stat'ed and read on every scan",
-        ));
-    }
-    if !links.listed.is_empty() {
-        costs.push(named(
-            &links.listed,
-            "directories listed on every scan for a link",
-        ));
+    for (paths, what) in [
+        (&links.stat, "stat'ed on every scan"),
+        (&links.stat_and_read, "stat'ed and read on every scan"),
+        (&links.listed, "directories listed on every scan for a link"),
+    ] {
+        if !paths.is_empty() {
+            costs.push(named(paths, what));
+        }
     }
     if !costs.is_empty() {
         writeln!(out, "    symbolic links: {}", costs.join("; "))?;

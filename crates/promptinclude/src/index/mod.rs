@@ -167,10 +167,6 @@ struct KeptDir {
 /// What reading a rule file gave, kept while it is unchanged.
 struct KeptRead {
     outcome: ReadOutcome,
-    /// Read through a link that decides its directory's listing: what
-    /// `stat` through it gave then. The read holds while the directory's
-    /// kept listing holds the link with that same target.
-    through_link: Option<Result<sys::Stamp, i32>>,
     /// `count(text)`, once counted.
     tokens: Option<usize>,
 }
@@ -257,8 +253,8 @@ impl LiveRoot {
     }
 
     /// `stat`s again every link that decides a kept listing: where a target
-    /// is no longer what it was, the listing and the read of the link are
-    /// forgotten. Returns how many links it `stat`ed.
+    /// is no longer what it was, the listing is forgotten (and with it the
+    /// reads through its links). Returns how many links it `stat`ed.
     fn check_links(&mut self) -> u64 {
         let mut checked = 0;
         let mut changed = Vec::new();
@@ -267,23 +263,18 @@ impl LiveRoot {
                 return false;
             };
             checked += kept.links.len() as u64;
-            let moved = kept
+            if kept
                 .links
                 .iter()
-                .filter(|link| sys::stamp(&link.full) != link.target)
-                .map(|link| link.full.clone())
-                .collect::<Vec<_>>();
-            if moved.is_empty() {
+                .all(|link| sys::stamp(&link.full) == link.target)
+            {
                 return true;
             }
-            changed.push((dir.clone(), moved));
+            changed.push(dir.clone());
             false
         });
-        for (dir, links) in changed {
+        for dir in changed {
             self.dir_changed(&dir);
-            for link in links {
-                self.file_changed(&link);
-            }
         }
         checked
     }
@@ -316,10 +307,14 @@ impl LiveRoot {
         costs
     }
 
-    /// `dir`'s entries changed.
+    /// `dir`'s entries changed. A read through one of its deciding links
+    /// goes with its listing: only the listing's `stat` vouched for it.
     fn dir_changed(&mut self, dir: &[u8]) {
-        if self.kept.remove(dir).is_some() {
+        if let Some(kept) = self.kept.remove(dir) {
             self.walk_needed = true;
+            for link in kept.links {
+                self.file_changed(&link.full);
+            }
         }
     }
 
@@ -671,7 +666,6 @@ impl Index {
             listed: AtomicU64::new(0),
             unwatched: AtomicBool::new(false),
             remote: AtomicBool::new(false),
-            linked: AtomicBool::new(false),
             deciding: Mutex::new(Vec::new()),
             volatile_links: Mutex::new(Vec::new()),
             free_links: AtomicU64::new(0),
@@ -683,7 +677,6 @@ impl Index {
             listed,
             unwatched,
             remote,
-            linked,
             deciding,
             volatile_links,
             free_links,
@@ -702,7 +695,7 @@ impl Index {
         let fallbacks = &mut self.stats.fallbacks;
         fallbacks.watch_limit += u64::from(unwatched.into_inner());
         fallbacks.remote_fs += u64::from(remote.into_inner());
-        fallbacks.links += u64::from(linked.into_inner());
+        fallbacks.links += u64::from(!live.volatile_link_dirs.is_empty());
         let candidates = match found {
             Some(found) => found,
             None => {
@@ -846,10 +839,12 @@ pub struct LinkCosts {
     /// Links that change no answer whatever they point at (their names are
     /// never rule files): they cost nothing.
     pub free: u64,
-    /// Links named like rule files, `stat`ed once per scan.
+    /// Links named like rule files, `stat`ed once per scan (and read again
+    /// only when that `stat` differs).
     pub stat: Vec<String>,
-    /// Of those, the ones also read on every scan (the unattended policy
-    /// reads a link only as `HEAD` holds it, which git changes unseen).
+    /// Links named like rule files, `stat`ed and read on every scan (the
+    /// unattended policy reads a link only as `HEAD` holds it, which git
+    /// changes unseen).
     pub stat_and_read: Vec<String>,
     /// Directories listed on every scan for a link's sake (at the depth of
     /// the reference's recursion limit, or with a target on a network file
@@ -950,28 +945,16 @@ impl Pass<'_> {
     fn read(&mut self, candidate: &Candidate, guard: &crate::trust::Guard) -> ReadOutcome {
         let path = candidate.as_bytes();
         if let Some(kept) = self.reads.get(path) {
-            let holds = kept
-                .through_link
-                .is_none_or(|target| self.deciding_link(path) == Some(target));
-            if holds {
-                return kept.outcome.clone();
-            }
-            self.reads.remove(path);
+            return kept.outcome.clone();
         }
         self.read += 1;
         let outcome = guard.read(candidate);
-        let keep = if self.keep_reads {
-            self.may_keep(path)
-        } else {
-            None
-        };
-        if let Some(through_link) = keep {
+        if self.keep_reads && self.may_keep(path) {
             self.reads.insert(
                 path.to_vec(),
                 KeptRead {
                     outcome: outcome.clone(),
                     tokens: None,
-                    through_link,
                 },
             );
         } else {
@@ -983,46 +966,40 @@ impl Pass<'_> {
     /// Whether a read of `path` can be kept: its directory's listing is
     /// kept (watched, local), and the file itself is watched (before it is
     /// read), so that a write through another hard link, which its
-    /// directory's watch does not see, is seen. A link that decides its
-    /// directory's listing is `stat`ed on every scan instead, which sees its
-    /// target's content change through its times (a change made after the
-    /// walk's `stat`, as this read is, moves them).
-    /// `Some(None)` for a file, `Some(Some(target))` for a deciding link
-    /// (its target's `stat`); `None` when the read cannot be kept.
-    fn may_keep(&mut self, path: &[u8]) -> Option<Option<Result<sys::Stamp, i32>>> {
-        if !self.kept_dirs.contains_key(parent_dir(path)?) {
-            return None;
+    /// directory's watch does not see, is seen.
+    ///
+    /// A link that decides its directory's listing is `stat`ed on every
+    /// scan instead, which sees its target's content change through its
+    /// times (a change made after the walk's `stat`, as this read is, moves
+    /// them); its read goes with the listing (`LiveRoot::dir_changed`).
+    fn may_keep(&mut self, path: &[u8]) -> bool {
+        let Some(kept) = parent_dir(path).and_then(|dir| self.kept_dirs.get(dir)) else {
+            return false;
+        };
+        if kept.links.iter().any(|link| link.full == path) {
+            return self.keep_link_reads;
         }
-        if let Some(target) = self.deciding_link(path) {
-            return self.keep_link_reads.then_some(Some(target));
-        }
-        let watcher = self.watcher?;
+        let Some(watcher) = self.watcher else {
+            return false;
+        };
         if self.watched_files.contains(path) {
-            return Some(None);
+            return true;
         }
         if self
             .max_watches
             .is_some_and(|max| self.watches.len() >= max)
         {
-            return None;
+            return false;
         }
-        let wd = watcher.add_file(path).ok()?;
+        let Ok(wd) = watcher.add_file(path) else {
+            return false;
+        };
         let paths = self.watches.entry(wd).or_default();
         if !paths.iter().any(|(r, p)| *r == self.root && p == path) {
             paths.push((self.root, path.to_vec()));
         }
         self.watched_files.insert(path.to_vec());
-        Some(None)
-    }
-
-    /// The target `stat` of `path` if it is a link that decides its
-    /// directory's kept listing.
-    fn deciding_link(&self, path: &[u8]) -> Option<Result<sys::Stamp, i32>> {
-        let kept = self.kept_dirs.get(parent_dir(path)?)?;
-        kept.links
-            .iter()
-            .find(|link| link.full == path)
-            .map(|link| link.target)
+        true
     }
 
     fn count(&mut self, candidate: &Candidate, text: &str) -> usize {
@@ -1078,8 +1055,6 @@ struct WalkMemo<'a> {
     listed: AtomicU64,
     unwatched: AtomicBool,
     remote: AtomicBool,
-    /// A directory was not kept for its links' sake.
-    linked: AtomicBool,
     /// Kept directories holding links that decide their listings.
     deciding: Mutex<Vec<Vec<u8>>>,
     /// Directories not kept for their links' sake.
@@ -1138,7 +1113,6 @@ impl DirMemo for WalkMemo<'_> {
                 || (link.target.is_ok() && watch::is_remote_path(&link.full))
         };
         if links.unverifiable || links.deciding.iter().any(unvouched) {
-            self.linked.store(true, Ordering::Relaxed);
             self.free_links
                 .fetch_add(links.free as u64, Ordering::Relaxed);
             self.volatile_links
